@@ -1,0 +1,297 @@
+package redisbench
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// connectTimeout bounds a TCP connect. The C tool blocks in connect(2) for as
+// long as the kernel retries; a benchmark against an unreachable host should
+// say so within seconds instead.
+const connectTimeout = 5 * time.Second
+
+// endpoint is where a connection goes: a TCP host and port, or a unix socket.
+type endpoint struct {
+	host   string
+	port   int
+	socket string
+}
+
+// String is the address as the C tool prints it in messages.
+func (e endpoint) String() string {
+	if e.socket != "" {
+		return e.socket
+	}
+	return e.host + ":" + strconv.Itoa(e.port)
+}
+
+// dialer opens connections with the run's TLS settings.
+type dialer struct {
+	tls *tls.Config // nil without --tls
+}
+
+// connectError carries the text the C tool prints after "Could not connect to Redis at <addr>: ".
+type connectError struct {
+	addr   string
+	reason string
+}
+
+func (e *connectError) Error() string {
+	return fmt.Sprintf("Could not connect to Redis at %s: %s", e.addr, e.reason)
+}
+
+// tlsError is a failed TLS set-up or handshake.
+type tlsError struct{ reason string }
+
+func (e *tlsError) Error() string { return "Could not negotiate a TLS connection: " + e.reason }
+
+func (d *dialer) dial(ep endpoint) (net.Conn, error) {
+	var c net.Conn
+	var err error
+	if ep.socket != "" {
+		c, err = net.DialTimeout("unix", ep.socket, connectTimeout)
+	} else {
+		c, err = net.DialTimeout("tcp", net.JoinHostPort(ep.host, strconv.Itoa(ep.port)), connectTimeout)
+	}
+	if err != nil {
+		return nil, &connectError{addr: ep.String(), reason: strerror(err)}
+	}
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.SetNoDelay(true)
+	}
+	if d.tls == nil {
+		return c, nil
+	}
+	cfg := d.tls
+	if cfg.ServerName == "" && ep.socket == "" {
+		cfg = cfg.Clone()
+		cfg.ServerName = ep.host
+	}
+	tc := tls.Client(c, cfg)
+	_ = tc.SetDeadline(time.Now().Add(connectTimeout))
+	if err := tc.Handshake(); err != nil {
+		c.Close()
+		return nil, &tlsError{reason: err.Error()}
+	}
+	_ = tc.SetDeadline(time.Time{})
+	return tc, nil
+}
+
+// strerror turns a Go network error into the C library's message for it.
+func strerror(err error) string {
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) {
+		if dnsErr.IsNotFound {
+			return "Name or service not known"
+		}
+		return "Temporary failure in name resolution"
+	}
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return capitalize(errno.Error())
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) || isTimeout(err) {
+		return "Connection timed out"
+	}
+	if errors.Is(err, io.EOF) {
+		return "Server closed the connection"
+	}
+	return err.Error()
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+func capitalize(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
+}
+
+// buildTLSConfig turns the --tls options into a client configuration, with
+// hiredis' messages for files that cannot be loaded.
+func buildTLSConfig(t TLSOptions) (*tls.Config, error) {
+	if !t.Enabled {
+		return nil, nil
+	}
+	cfg := &tls.Config{ServerName: t.SNI, InsecureSkipVerify: t.Insecure}
+	if t.CACert != "" || t.CACertDir != "" {
+		pool := x509.NewCertPool()
+		files := []string{}
+		if t.CACert != "" {
+			files = append(files, t.CACert)
+		}
+		if t.CACertDir != "" {
+			entries, err := os.ReadDir(t.CACertDir)
+			if err != nil {
+				return nil, &tlsError{reason: "Failed to load CA Certificate or CA Path"}
+			}
+			for _, e := range entries {
+				files = append(files, filepath.Join(t.CACertDir, e.Name()))
+			}
+		}
+		loaded := false
+		for _, f := range files {
+			pem, err := os.ReadFile(f)
+			if err != nil {
+				if f == t.CACert {
+					return nil, &tlsError{reason: "Failed to load CA Certificate or CA Path"}
+				}
+				continue
+			}
+			loaded = pool.AppendCertsFromPEM(pem) || loaded
+		}
+		if !loaded {
+			return nil, &tlsError{reason: "Failed to load CA Certificate or CA Path"}
+		}
+		cfg.RootCAs = pool
+	}
+	if (t.Cert == "") != (t.Key == "") {
+		return nil, &tlsError{reason: "Client cert and key must both be specified or skipped"}
+	}
+	if t.Cert != "" {
+		pair, err := tls.LoadX509KeyPair(t.Cert, t.Key)
+		if err != nil {
+			if _, statErr := os.Stat(t.Cert); statErr != nil {
+				return nil, &tlsError{reason: "Failed to load client certificate"}
+			}
+			return nil, &tlsError{reason: "Failed to load private key"}
+		}
+		cfg.Certificates = []tls.Certificate{pair}
+	}
+	if t.Ciphers != "" {
+		suites, ok := opensslCipherList(t.Ciphers)
+		if !ok {
+			return nil, &tlsError{reason: "Error while configuring ciphers"}
+		}
+		cfg.CipherSuites = suites
+	}
+	if t.CipherSuites != "" {
+		// Go does not let a client narrow the TLS 1.3 suites; we check the
+		// names so that a typo fails as it does with OpenSSL.
+		for _, name := range strings.Split(t.CipherSuites, ":") {
+			if !tls13Suites[name] {
+				return nil, &tlsError{reason: "Error while configuring ciphersuites"}
+			}
+		}
+	}
+	return cfg, nil
+}
+
+var tls13Suites = map[string]bool{
+	"TLS_AES_128_GCM_SHA256": true, "TLS_AES_256_GCM_SHA384": true, "TLS_CHACHA20_POLY1305_SHA256": true,
+	"TLS_AES_128_CCM_SHA256": true, "TLS_AES_128_CCM_8_SHA256": true,
+}
+
+// opensslCipherList maps an OpenSSL cipher list ("ECDHE-RSA-AES128-GCM-SHA256:...")
+// onto Go's suites. Unknown names are skipped as OpenSSL skips them; a list
+// with no usable name fails.
+func opensslCipherList(list string) ([]uint16, bool) {
+	byName := map[string]uint16{}
+	for _, s := range tls.CipherSuites() {
+		byName[opensslName(s.Name)] = s.ID
+	}
+	var ids []uint16
+	for _, name := range strings.FieldsFunc(list, func(r rune) bool { return r == ':' || r == ',' || r == ' ' }) {
+		if id, ok := byName[name]; ok {
+			ids = append(ids, id)
+		}
+	}
+	return ids, len(ids) > 0
+}
+
+// opensslName converts an IANA suite name such as
+// TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256 to OpenSSL's ECDHE-RSA-AES128-GCM-SHA256.
+func opensslName(iana string) string {
+	s := strings.TrimPrefix(iana, "TLS_")
+	s = strings.Replace(s, "_WITH_", "_", 1)
+	s = strings.ReplaceAll(s, "AES_128", "AES128")
+	s = strings.ReplaceAll(s, "AES_256", "AES256")
+	s = strings.ReplaceAll(s, "CHACHA20_POLY1305_SHA256", "CHACHA20_POLY1305")
+	return strings.ReplaceAll(s, "_", "-")
+}
+
+// setupConn is a blocking connection for the commands around a benchmark
+// (AUTH, CONFIG GET, CLUSTER NODES/SLOTS), like the C tool's getRedisContext.
+type setupConn struct {
+	conn net.Conn
+	rd   *replyReader
+}
+
+// openSetupConn connects and authenticates. Errors are the C tool's messages.
+func openSetupConn(d *dialer, ep endpoint, o *Options) (*setupConn, error) {
+	c, err := d.dial(ep)
+	if err != nil {
+		return nil, err
+	}
+	s := &setupConn{conn: c, rd: newReplyReader(c)}
+	if o.HasPassword {
+		args := []string{"AUTH", o.Password}
+		if o.User != "" {
+			args = []string{"AUTH", o.User, o.Password}
+		}
+		v, err := s.do(args...)
+		if err != nil {
+			s.close()
+			return nil, fmt.Errorf("ERROR: failed to fetch reply from %s", ep)
+		}
+		if e, ok := v.(replyError); ok {
+			s.close()
+			return nil, fmt.Errorf("Node %s replied with error:\n%s", ep, string(e))
+		}
+	}
+	return s, nil
+}
+
+func (s *setupConn) do(args ...string) (any, error) {
+	_ = s.conn.SetDeadline(time.Now().Add(connectTimeout))
+	if _, err := s.conn.Write(encodeCommand(args)); err != nil {
+		return nil, err
+	}
+	return s.rd.value()
+}
+
+func (s *setupConn) close() { s.conn.Close() }
+
+// serverConfig is what the report prints of a server's persistence settings.
+type serverConfig struct {
+	save       string
+	appendonly string
+}
+
+// fetchConfig runs CONFIG GET save and appendonly. A NOAUTH error is fatal
+// (returned as fatal); any other failure only means no config lines.
+func fetchConfig(s *setupConn, ep endpoint) (cfg *serverConfig, fatal error) {
+	var values [2]string
+	for i, name := range []string{"save", "appendonly"} {
+		v, err := s.do("CONFIG", "GET", name)
+		if err != nil {
+			return nil, nil
+		}
+		if e, ok := v.(replyError); ok {
+			if strings.HasPrefix(string(e), "NOAUTH") {
+				return nil, fmt.Errorf("Node %s replied with error:\n%s", ep, string(e))
+			}
+			return nil, nil
+		}
+		arr, ok := v.([]any)
+		if !ok || len(arr) < 2 {
+			return nil, nil
+		}
+		values[i], _ = arr[1].(string)
+	}
+	return &serverConfig{save: values[0], appendonly: values[1]}, nil
+}
