@@ -14,9 +14,9 @@ var errProtocol = errors.New("Protocol error")
 // buffer. skip, the benchmark's hot path, walks a reply without allocating;
 // value decodes one fully for the set-up commands.
 type replyReader struct {
-	rd      io.Reader
-	buf     []byte
-	r, w    int  // unread bytes are buf[r:w]
+	rd   io.Reader
+	buf  []byte
+	r, w int // unread bytes are buf[r:w]
 	// lastType is the type byte of the last reply skip read ('>' for a RESP3 push).
 	lastType byte
 }
