@@ -29,6 +29,11 @@ type summary struct {
 
 func summarize(res *benchmarkResult) summary {
 	h := res.latency
+	if h.TotalCount() == 0 {
+		// Only -n 0 gets here (the C tool never finishes such a run): report
+		// zero latencies rather than HdrHistogram's sentinels for "no value".
+		return summary{rps: float32(res.finished) / (float32(res.elapsedMs) / 1000.0)}
+	}
 	return summary{
 		rps: float32(res.finished) / (float32(res.elapsedMs) / 1000.0),
 		avg: float32(h.Mean() / 1000.0),
