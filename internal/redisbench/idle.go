@@ -14,7 +14,7 @@ import (
 // closes or resets ends the run with an error, as in the C tool since 7.0.
 func (env *runEnv) idle() int {
 	o := env.opts
-	env.out.write(fmt.Sprintf("Creating %d idle connections and waiting forever (Ctrl+C when done)\n", o.Clients))
+	env.out.Write(fmt.Sprintf("Creating %d idle connections and waiting forever (Ctrl+C when done)\n", o.Clients))
 	n := max(o.Clients, 1)
 	var conns []net.Conn
 	defer func() {
@@ -31,7 +31,7 @@ func (env *runEnv) idle() int {
 		}
 		c, err := env.dialer.dial(ep)
 		if err != nil {
-			env.errOut.line(err.Error())
+			env.errOut.Line(err.Error())
 			return 1
 		}
 		conns = append(conns, c)
@@ -64,11 +64,11 @@ func (env *runEnv) idle() int {
 		case <-env.ctx.Done():
 			return 130
 		case msg := <-failed:
-			env.errOut.line(msg)
+			env.errOut.Line(msg)
 			return 1
 		case <-timer.C:
 			if !o.CSV {
-				env.out.write(fmt.Sprintf("clients: %d\r", len(conns)))
+				env.out.Write(fmt.Sprintf("clients: %d\r", len(conns)))
 			}
 			timer.Reset(tickMs * time.Millisecond)
 		}

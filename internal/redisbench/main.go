@@ -9,8 +9,9 @@ import (
 	"io"
 	"os"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/perfclones/perfclones/internal/lineout"
 )
 
 // runEnv is everything the benchmarks of one invocation share.
@@ -25,8 +26,8 @@ type runEnv struct {
 	random  *sharedRandom
 	clock   *msClock
 
-	out      *lineWriter
-	errOut   *lineWriter
+	out      *lineout.Writer
+	errOut   *lineout.Writer
 	progress *progressPrinter
 }
 
@@ -60,22 +61,7 @@ func (env *runEnv) prefix(clusterClient bool) ([]byte, int) {
 	return b, n
 }
 
-func (env *runEnv) warn(line string) { env.errOut.line(line) }
-
-// lineWriter writes whole lines with one Write each, so that a reader of a
-// pipe never sees half a line, and remembers the first write error.
-type lineWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lineWriter) write(s string) {
-	l.mu.Lock()
-	_, _ = io.WriteString(l.w, s)
-	l.mu.Unlock()
-}
-
-func (l *lineWriter) line(s string) { l.write(s + "\n") }
+func (env *runEnv) warn(line string) { env.errOut.Line(line) }
 
 // msClock reads milliseconds since the epoch the way the C tool's mstime()
 // does, but from the monotonic clock so that a clock step cannot distort a run.
@@ -94,25 +80,25 @@ func (c *msClock) nowMs() int64 { return c.baseUnixMs + time.Since(c.base).Milli
 // Main runs redis-benchmark with the given arguments and returns the exit
 // code. stdin is only read for -x.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	out := &lineWriter{w: stdout}
-	errOut := &lineWriter{w: stderr}
+	out := lineout.New(stdout)
+	errOut := lineout.New(stderr)
 	o, res := parseOptions(args)
 	for _, w := range res.warnings {
-		errOut.line(w)
+		errOut.Line(w)
 	}
 	switch res.outcome {
 	case outcomeHelp:
-		out.write(usageText)
+		out.Write(usageText)
 		return 0
 	case outcomeVersion:
-		out.line("redis-benchmark " + Version)
+		out.Line("redis-benchmark " + Version)
 		return 0
 	case outcomeInvalid:
-		out.write(fmt.Sprintf("Invalid option \"%s\" or option argument missing\n\n", res.badArg))
-		out.write(usageText)
+		out.Write(fmt.Sprintf("Invalid option \"%s\" or option argument missing\n\n", res.badArg))
+		out.Write(usageText)
 		return 1
 	case outcomeFatal:
-		errOut.line(res.fatal)
+		errOut.Line(res.fatal)
 		return 1
 	}
 
@@ -133,26 +119,26 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	env.progress = newProgressPrinter(env)
 	tlsConfig, err := buildTLSConfig(o.TLS)
 	if err != nil {
-		errOut.line(err.Error())
+		errOut.Line(err.Error())
 		return 1
 	}
 	env.dialer = &dialer{tls: tlsConfig}
 
 	if err := env.discover(); err != nil {
-		errOut.line(err.Error())
+		errOut.Line(err.Error())
 		return 1
 	}
 	if o.KeepAlive == 0 {
-		errOut.line("WARNING: Keepalive disabled. You probably need 'echo 1 > /proc/sys/net/ipv4/tcp_tw_reuse' for Linux and 'sudo sysctl -w net.inet.tcp.msl=1000' for Mac OS X in order to use a lot of clients/requests")
+		errOut.Line("WARNING: Keepalive disabled. You probably need 'echo 1 > /proc/sys/net/ipv4/tcp_tw_reuse' for Linux and 'sudo sysctl -w net.inet.tcp.msl=1000' for Mac OS X in order to use a lot of clients/requests")
 	}
 	if len(o.Command) > 0 && o.HasTests {
-		errOut.line("WARNING: Option -t is ignored.")
+		errOut.Line("WARNING: Option -t is ignored.")
 	}
 	if o.Idle {
 		return env.idle()
 	}
 	if o.CSV {
-		out.line(`"test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"`)
+		out.Line(`"test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"`)
 	}
 
 	if len(o.Command) > 0 {
@@ -161,7 +147,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 			if stdin != nil {
 				stdinArg, err = io.ReadAll(stdin)
 				if err != nil {
-					errOut.line("Error reading from stdin: " + err.Error())
+					errOut.Line("Error reading from stdin: " + err.Error())
 					return 1
 				}
 			}
@@ -187,7 +173,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 			}
 		}
 		if !o.CSV {
-			out.write("\n")
+			out.Write("\n")
 		}
 		if !o.Loop {
 			return 0
@@ -203,7 +189,7 @@ func (env *runEnv) runAndReport(spec benchmarkSpec, payloadSize int) int {
 	}
 	res, err := env.runBenchmark(spec)
 	if err != nil {
-		env.errOut.line(err.Error())
+		env.errOut.Line(err.Error())
 		return 1
 	}
 	report := reportInput{
@@ -217,7 +203,7 @@ func (env *runEnv) runAndReport(spec benchmarkSpec, payloadSize int) int {
 	if env.cluster != nil {
 		report.cluster = env.cluster.reportNodes()
 	}
-	env.out.write(formatReport(&report))
+	env.out.Write(formatReport(&report))
 	return 0
 }
 
@@ -237,7 +223,7 @@ func (env *runEnv) discover() error {
 			fmt.Fprintf(&b, "Master %d: %s %s\n", i, n.name, n.ep)
 		}
 		b.WriteString("\n")
-		env.out.write(b.String())
+		env.out.Write(b.String())
 		for _, n := range cc.nodes {
 			s, err := openSetupConn(env.dialer, n.ep, o)
 			if err == nil {

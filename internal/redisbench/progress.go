@@ -133,7 +133,7 @@ func (p *progressPrinter) tick(r *benchmarkRun) {
 	line := fmt.Sprintf("%s: rps=%s (overall: %s) avg_msec=%s (overall: %s)\r", p.title,
 		cFloat(float64(instRps), 1), cFloat(float64(rps), 1),
 		cFloat(meanMs(tickSum, tickCount), 3), cFloat(meanMs(p.overallSum, p.overallCount), 3))
-	p.env.out.write(cleanLine(p.lastBytes) + line)
+	p.env.out.Write(cleanLine(p.lastBytes) + line)
 	p.lastBytes = len(line)
 }
 
