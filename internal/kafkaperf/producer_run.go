@@ -1,0 +1,266 @@
+package kafkaperf
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/IBM/sarama"
+
+	"github.com/perfclones/perfclones/internal/throttle"
+)
+
+// producerPlan is one producer run, decided from the options before any
+// record is sent.
+type producerPlan struct {
+	topic             string
+	numRecords        int64
+	warmupRecords     int64
+	throughput        float64 // records/s; negative means unthrottled
+	reportingInterval int64   // ms
+	payloads          payloadSource
+	transactional     bool
+	transactionMs     int64 // commit interval when transactional
+	printMetrics      bool
+}
+
+// payloadSource gives the value of record i.
+type payloadSource interface {
+	payload(i int64) []byte
+}
+
+// randomPayloads serves --record-size values: random A-Z bytes, a different
+// value for every record as in Kafka 3.0+. Instead of drawing recordSize
+// random letters per record (the cost that halved the original's
+// throughput, PR #13410), values are windows at random offsets into one
+// block of random letters drawn once; the block is never written again, so
+// the producer may keep the slices until they are sent.
+type randomPayloads struct {
+	size  int
+	block []byte
+	rng   *rand.Rand
+}
+
+const randomBlockSize = 4 << 20
+
+func newRandomPayloads(size int, seed uint64) *randomPayloads {
+	rng := rand.New(rand.NewPCG(seed, 0))
+	block := make([]byte, randomBlockSize+size)
+	for i := range block {
+		block[i] = byte('A' + rng.IntN(26))
+	}
+	return &randomPayloads{size: size, block: block, rng: rng}
+}
+
+func (p *randomPayloads) payload(int64) []byte {
+	off := p.rng.IntN(randomBlockSize)
+	return p.block[off : off+p.size : off+p.size]
+}
+
+// filePayloads picks one of the file's payloads at random for every record.
+type filePayloads struct {
+	values [][]byte
+	rng    *rand.Rand
+}
+
+func (p *filePayloads) payload(int64) []byte { return p.values[p.rng.IntN(len(p.values))] }
+
+// monotonicPayloads is --payload-monotonic: the record index in decimal.
+type monotonicPayloads struct{}
+
+func (monotonicPayloads) payload(i int64) []byte { return strconv.AppendInt(nil, i, 10) }
+
+// sendStart is what a record carries through the producer so that its
+// completion can be measured and attributed.
+type sendStart struct {
+	ms     int64
+	bytes  int64
+	steady bool // sent at or after the warm-up records
+}
+
+// producerRun holds the counters of one run; sent = acked + failed at the end.
+type producerRun struct {
+	plan     *producerPlan
+	producer sarama.AsyncProducer
+	clock    func() int64
+	out      func(string)
+	errOut   func(string)
+	keys     keySource
+
+	stats       *producerStats
+	steadyStats atomic.Pointer[producerStats]
+
+	sent, acked, failed atomic.Int64
+}
+
+// run sends every record, then waits for all completions. It returns once
+// the producer is closed; the caller prints the summary.
+func (r *producerRun) run(ctx context.Context, maxBlock time.Duration) error {
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		for msg := range r.producer.Successes() {
+			r.complete(msg, nil)
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		for perr := range r.producer.Errors() {
+			r.complete(perr.Msg, perr.Err)
+		}
+	}()
+
+	plan := r.plan
+	throttler := newThrottle(plan.throughput, r.clock)
+	txnStart := int64(0)
+	inTxn := false
+	var loopErr error
+	input := r.producer.Input()
+	blockTimer := time.NewTimer(time.Hour)
+	blockTimer.Stop()
+	for i := int64(0); i < plan.numRecords; i++ {
+		if ctx.Err() != nil {
+			loopErr = ctx.Err()
+			break
+		}
+		if plan.warmupRecords > 0 && i == plan.warmupRecords {
+			steady := newProducerStats(plan.numRecords-plan.warmupRecords, plan.reportingInterval, r.clock, r.out)
+			steady.suffix = " steady state"
+			steady.steadyBanner = "In steady state."
+			r.steadyStats.Store(steady)
+			r.stats.suppress()
+		}
+		value := plan.payloads.payload(i)
+		if plan.transactional && !inTxn {
+			if err := r.producer.BeginTxn(); err != nil {
+				loopErr = err
+				break
+			}
+			inTxn = true
+			txnStart = r.clock()
+		}
+		start := r.clock()
+		msg := &sarama.ProducerMessage{
+			Topic:    plan.topic,
+			Key:      r.keys.key(i),
+			Value:    sarama.ByteEncoder(value),
+			Metadata: &sendStart{ms: start, bytes: int64(len(value)), steady: plan.warmupRecords > 0 && i >= plan.warmupRecords},
+		}
+		r.sent.Add(1)
+		select {
+		case input <- msg:
+		default:
+			// The producer's buffer is full: wait as Java's send() does, at
+			// most max.block.ms, then fail the record with its exception.
+			blockTimer.Reset(maxBlock)
+			select {
+			case input <- msg:
+				if !blockTimer.Stop() {
+					<-blockTimer.C
+				}
+			case <-blockTimer.C:
+				r.complete(msg, fmt.Errorf("%w: Failed to allocate memory within the configured max blocking time %d ms.", errBufferExhausted, maxBlock.Milliseconds()))
+			case <-ctx.Done():
+				r.complete(msg, ctx.Err())
+				loopErr = ctx.Err()
+			}
+		}
+		if loopErr != nil {
+			break
+		}
+		if plan.transactional && plan.transactionMs <= start-txnStart {
+			if err := r.producer.CommitTxn(); err != nil {
+				loopErr = err
+				break
+			}
+			inTxn = false
+		}
+		if throttler.ShouldThrottle(i, start) {
+			if err := throttler.Throttle(ctx); err != nil {
+				loopErr = err
+				break
+			}
+		}
+	}
+	if inTxn && loopErr == nil {
+		loopErr = r.producer.CommitTxn()
+	}
+	// AsyncClose, not Close: Close drains the Successes and Errors channels
+	// itself, and the completions it swallows would be missing from the
+	// counts. Our readers end when sarama closes both channels.
+	r.producer.AsyncClose()
+	wg.Wait()
+	return loopErr
+}
+
+var errBufferExhausted = errors.New("org.apache.kafka.common.errors.TimeoutException")
+
+// complete counts a completion. Only successes reach the stats (Kafka 3.5+);
+// a failure prints the exception on stderr, as the original's callback does.
+func (r *producerRun) complete(msg *sarama.ProducerMessage, err error) {
+	start, _ := msg.Metadata.(*sendStart)
+	if err != nil {
+		r.failed.Add(1)
+		r.errOut(exceptionLine(err))
+		return
+	}
+	r.acked.Add(1)
+	now := r.clock()
+	latency := now - start.ms
+	r.stats.record(latency, start.bytes, now)
+	if start.steady {
+		if s := r.steadyStats.Load(); s != nil {
+			s.record(latency, start.bytes, now)
+		}
+	}
+}
+
+// exceptionLine renders a send failure the way the Java callback's
+// printStackTrace starts: the exception class, a colon and the message.
+func exceptionLine(err error) string {
+	var kerr sarama.KError
+	if errors.As(err, &kerr) {
+		return fmt.Sprintf("org.apache.kafka.common.errors.%s: %s", kafkaExceptionName(kerr), kerr.Error())
+	}
+	if errors.Is(err, errBufferExhausted) {
+		return err.Error()
+	}
+	return "org.apache.kafka.common.KafkaException: " + err.Error()
+}
+
+// kafkaExceptionNames are the Java exception classes of the broker error
+// codes a producer is likely to meet.
+var kafkaExceptionNames = map[sarama.KError]string{
+	sarama.ErrUnknownTopicOrPartition:      "UnknownTopicOrPartitionException",
+	sarama.ErrLeaderNotAvailable:           "LeaderNotAvailableException",
+	sarama.ErrNotLeaderForPartition:        "NotLeaderOrFollowerException",
+	sarama.ErrRequestTimedOut:              "TimeoutException",
+	sarama.ErrMessageSizeTooLarge:          "RecordTooLargeException",
+	sarama.ErrNetworkException:             "NetworkException",
+	sarama.ErrNotEnoughReplicas:            "NotEnoughReplicasException",
+	sarama.ErrNotEnoughReplicasAfterAppend: "NotEnoughReplicasAfterAppendException",
+	sarama.ErrInvalidRequiredAcks:          "InvalidRequiredAcksException",
+	sarama.ErrTopicAuthorizationFailed:     "TopicAuthorizationException",
+	sarama.ErrOutOfOrderSequenceNumber:     "OutOfOrderSequenceException",
+	sarama.ErrDuplicateSequenceNumber:      "DuplicateSequenceException",
+	sarama.ErrKafkaStorageError:            "KafkaStorageException",
+	sarama.ErrInvalidRecord:                "InvalidRecordException",
+}
+
+func kafkaExceptionName(k sarama.KError) string {
+	if n, ok := kafkaExceptionNames[k]; ok {
+		return n
+	}
+	return "ApiException"
+}
+
+// newThrottle starts the original's throttler clock now.
+func newThrottle(target float64, clock func() int64) *throttle.Throttler {
+	return throttle.New(target, clock(), clock)
+}

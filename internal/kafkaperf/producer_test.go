@@ -1,0 +1,338 @@
+package kafkaperf
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/IBM/sarama"
+
+	"github.com/perfclones/perfclones/internal/javaopts"
+	"github.com/perfclones/perfclones/internal/javaprops"
+)
+
+// fakeClock is a settable clock.
+type fakeClock struct{ ms int64 }
+
+func (c *fakeClock) now() int64 { return c.ms }
+
+func TestProducerStatsLines(t *testing.T) {
+	var lines []string
+	clock := &fakeClock{ms: 1000}
+	s := newProducerStats(4, 5000, clock.now, func(l string) { lines = append(lines, l) })
+	clock.ms = 1500
+	s.record(2, 100, 1500)
+	clock.ms = 6000 // the window is over when this completion arrives
+	s.record(4, 100, 6000)
+	clock.ms = 7000
+	s.record(3, 100, 7000)
+	clock.ms = 8000
+	s.record(9, 100, 8000)
+	clock.ms = 11000
+	lines = append(lines, s.totalLine())
+	want := []string{
+		"2 records sent, 0.4 records/sec (0.00 MB/sec), 3.0 ms avg latency, 4.0 ms max latency.",
+		"4 records sent, 0.400000 records/sec (0.00 MB/sec), 4.50 ms avg latency, 9.00 ms max latency, 4 ms 50th, 9 ms 95th, 9 ms 99th, 9 ms 99.9th.",
+	}
+	if !reflect.DeepEqual(lines, want) {
+		t.Errorf("lines:\n%q\nwant\n%q", lines, want)
+	}
+}
+
+func TestProducerStatsEmpty(t *testing.T) {
+	clock := &fakeClock{}
+	s := newProducerStats(10, 5000, clock.now, func(string) {})
+	clock.ms = 2000
+	want := "0 records sent, 0.000000 records/sec (0.00 MB/sec), NaN ms avg latency, 0.00 ms max latency, 0 ms 50th, 0 ms 95th, 0 ms 99th, 0 ms 99.9th."
+	if got := s.totalLine(); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
+func TestSteadyStateBannerAndSuffix(t *testing.T) {
+	var lines []string
+	clock := &fakeClock{}
+	s := newProducerStats(2, 5000, clock.now, func(l string) { lines = append(lines, l) })
+	clock.ms = 5000
+	s.suffix, s.steadyBanner = " steady state", "In steady state."
+	s.record(1, 10, 5000)
+	clock.ms = 6000
+	s.record(1, 10, 5500)
+	lines = append(lines, s.totalLine())
+	if len(lines) != 3 || lines[0] != "In steady state." || !strings.HasPrefix(lines[2], "2 steady state records sent,") {
+		t.Errorf("lines = %q", lines)
+	}
+	// A suppressed whole-run Stats prints no window lines.
+	lines = nil
+	w := newProducerStats(2, 1, clock.now, func(l string) { lines = append(lines, l) })
+	w.suppress()
+	w.record(1, 10, 1_000_000)
+	if len(lines) != 0 {
+		t.Errorf("suppressed stats printed %q", lines)
+	}
+}
+
+func TestSamplingAndPercentiles(t *testing.T) {
+	tests := []struct {
+		numRecords   int64
+		wantSampling int64
+		wantSlots    int
+	}{
+		{10, 1, 11},
+		{999_999, 1, 1_000_000},
+		{1_000_000, 2, 500_001},
+		{1_499_999, 2, 750_000},
+		{50_000_000, 100, 500_001},
+	}
+	for _, tt := range tests {
+		s := newProducerStats(tt.numRecords, 5000, func() int64 { return 0 }, func(string) {})
+		if s.sampling != tt.wantSampling || len(s.latencies) != tt.wantSlots {
+			t.Errorf("%d records: sampling %d with %d slots, want %d and %d", tt.numRecords, s.sampling, len(s.latencies), tt.wantSampling, tt.wantSlots)
+		}
+	}
+	// Nearest rank, floor index: size 10 picks index 5, 9, 9, 9.
+	samples := []int32{10, 1, 9, 2, 8, 3, 7, 4, 6, 5}
+	if got := percentiles(samples, 0.5, 0.95, 0.99, 0.999); !reflect.DeepEqual(got, []int32{6, 10, 10, 10}) {
+		t.Errorf("percentiles = %v", got)
+	}
+	if got := percentiles([]int32{7}, 0.5, 0.999); !reflect.DeepEqual(got, []int32{7, 7}) {
+		t.Errorf("one sample: %v", got)
+	}
+	if samples[0] != 10 {
+		t.Error("percentiles must not reorder the caller's samples")
+	}
+}
+
+func TestParseProducerOptions(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "p.properties")
+	if err := os.WriteFile(cfg, []byte("bootstrap.servers=file:9092\nacks=0\nlinger.ms=7\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base := "--topic t --num-records 100 --throughput -1 --record-size 1024"
+	tests := []struct {
+		name      string
+		args      string
+		props     map[string]string
+		notices   int
+		txn       bool
+		txnMs     int64
+		throttle  float64
+		errSubstr string
+	}{
+		{name: "seed 000 line", args: base + " --producer-props bootstrap.servers=h:9092 acks=1 batch.size=16384",
+			props: map[string]string{"bootstrap.servers": "h:9092", "acks": "1", "batch.size": "16384", "client.id": "perf-producer-client"}, notices: 1, throttle: -1},
+		{name: "4.2 spellings", args: base + " --bootstrap-server b:1 --command-property acks=all bootstrap.servers=x:1",
+			props: map[string]string{"bootstrap.servers": "b:1", "acks": "all"}, throttle: -1},
+		{name: "config file then props", args: base + " --producer.config " + cfg + " --producer-props acks=1",
+			props: map[string]string{"bootstrap.servers": "file:9092", "acks": "1", "linger.ms": "7"}, notices: 2, throttle: -1},
+		{name: "client id kept", args: base + " --bootstrap-server b:1 --command-property client.id=mine",
+			props: map[string]string{"client.id": "mine"}, throttle: -1},
+		{name: "fractional throughput", args: "--topic t --num-records 5 --throughput 0.5 --payload-monotonic --bootstrap-server b:1", throttle: 0.5},
+		{name: "transactions by duration", args: base + " --bootstrap-server b:1 --transaction-duration-ms 50", txn: true, txnMs: 50, throttle: -1},
+		{name: "transactions by id", args: base + " --bootstrap-server b:1 --transactional-id tx",
+			props: map[string]string{"transactional.id": "tx"}, txn: true, txnMs: 3000, throttle: -1},
+		{name: "transactions by prop", args: base + " --bootstrap-server b:1 --command-property transactional.id=p",
+			props: map[string]string{"transactional.id": "p"}, txn: true, txnMs: 3000, throttle: -1},
+
+		{name: "invalid property", args: base + " --producer-props a", errSubstr: "Invalid property: a"},
+		{name: "value with equals", args: base + " --producer-props sasl.jaas.config=a=b", errSubstr: "Invalid property: sasl.jaas.config=a=b"},
+		{name: "no client config", args: base, errSubstr: "At least one of --bootstrap-server"},
+		{name: "zero records", args: "--topic t --num-records 0 --throughput -1 --record-size 1 --bootstrap-server b:1", errSubstr: "should be greater"},
+		{name: "warmup too large", args: base + " --bootstrap-server b:1 --warmup-records 100", errSubstr: "--warmup-records"},
+		{name: "both prop options", args: base + " --producer-props a=1 --command-property b=2", errSubstr: "cannot be specified together"},
+		{name: "bad choice", args: base + " --bootstrap-server b:1 --key-distribution x", errSubstr: "invalid choice"},
+		{name: "missing key range", args: base + " --bootstrap-server b:1 --key-distribution random", errSubstr: "--record-key-range is required"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o, err := parseProducerOptions(strings.Fields(tt.args), 1000)
+			if tt.errSubstr != "" {
+				if err == nil || !strings.Contains(fatalText(err), tt.errSubstr) {
+					t.Fatalf("error = %v, want one containing %q", err, tt.errSubstr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(fatalText(err))
+			}
+			for k, v := range tt.props {
+				if got, _ := o.props.Get(k); got != v {
+					t.Errorf("%s = %q, want %q", k, got, v)
+				}
+			}
+			if len(o.notices) != tt.notices || o.transactional != tt.txn || o.transactionMs != tt.txnMs || o.throughput != tt.throttle {
+				t.Errorf("notices %d txn %v/%d throughput %v", len(o.notices), o.transactional, o.transactionMs, o.throughput)
+			}
+			if tt.name == "transactions by duration" {
+				if id, _ := o.props.Get("transactional.id"); !strings.HasPrefix(id, "performance-producer-") || len(id) != len("performance-producer-")+36 {
+					t.Errorf("generated transactional.id = %q", id)
+				}
+			}
+		})
+	}
+}
+
+func fatalText(err error) string {
+	var exit *javaopts.Exit
+	if errors.As(err, &exit) {
+		return exit.Stdout + exit.Stderr
+	}
+	return err.Error()
+}
+
+func TestJavaSplit(t *testing.T) {
+	for in, want := range map[string][]string{
+		"a=b": {"a", "b"}, "a": {"a"}, "a=": {"a"}, "a=b=c": {"a", "b", "c"}, "=b": {"", "b"}, "": {""},
+	} {
+		if got := javaSplit(in, "="); !reflect.DeepEqual(got, want) {
+			t.Errorf("javaSplit(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestReadPayloadFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "payloads.txt")
+	if err := os.WriteFile(path, []byte("one\ntwo\n\nthree\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	values, err := readPayloadFile(path, "\n", func(l string) { out = append(out, l) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(values) != 3 || string(values[2]) != "three" {
+		t.Errorf("values = %q", values)
+	}
+	if len(out) != 2 || out[0] != "Reading payloads from: "+path || out[1] != "Number of messages read: 3" {
+		t.Errorf("stdout = %q", out)
+	}
+	if _, err := readPayloadFile(filepath.Join(dir, "missing"), "\n", func(string) {}); err == nil ||
+		err.Error() != "java.lang.IllegalArgumentException: File does not exist or empty file provided." {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+func TestRandomPayloads(t *testing.T) {
+	p := newRandomPayloads(100, 0)
+	a, b := p.payload(0), p.payload(1)
+	if len(a) != 100 || cap(a) != 100 || string(a) == string(b) {
+		t.Fatalf("payloads not fresh windows: %q %q", a[:10], b[:10])
+	}
+	for _, c := range a {
+		if c < 'A' || c > 'Z' {
+			t.Fatalf("byte %q is not A-Z", c)
+		}
+	}
+	if got := string(monotonicPayloads{}.payload(42)); got != "42" {
+		t.Errorf("monotonic payload = %q", got)
+	}
+}
+
+func TestProducerSettings(t *testing.T) {
+	tests := []struct {
+		name  string
+		props map[string]string
+		check func(t *testing.T, s *clientSettings, pc *producerConfig)
+		err   string
+	}{
+		{"java 4.x defaults", nil, func(t *testing.T, s *clientSettings, pc *producerConfig) {
+			c := s.cfg
+			if c.Producer.RequiredAcks != sarama.WaitForAll || !c.Producer.Idempotent || c.Net.MaxOpenRequests != 1 {
+				t.Errorf("acks=all with idempotence expected, got acks %v idempotent %v", c.Producer.RequiredAcks, c.Producer.Idempotent)
+			}
+			if c.Producer.Flush.Bytes != 16384 || c.Producer.Flush.Frequency.Milliseconds() != 5 || pc.maxBlock.Milliseconds() != 60000 {
+				t.Errorf("flush %d/%v maxBlock %v", c.Producer.Flush.Bytes, c.Producer.Flush.Frequency, pc.maxBlock)
+			}
+		}, ""},
+		{"seed settings", map[string]string{"acks": "1", "batch.size": "1024", "compression.type": "lz4", "linger.ms": "0"},
+			func(t *testing.T, s *clientSettings, _ *producerConfig) {
+				c := s.cfg
+				if c.Producer.RequiredAcks != sarama.WaitForLocal || c.Producer.Idempotent || c.Producer.Flush.Bytes != 1024 ||
+					c.Producer.Compression != sarama.CompressionLZ4 || c.Net.MaxOpenRequests != 5 {
+					t.Errorf("acks %v idempotent %v flush %d compression %v inflight %d", c.Producer.RequiredAcks, c.Producer.Idempotent,
+						c.Producer.Flush.Bytes, c.Producer.Compression, c.Net.MaxOpenRequests)
+				}
+			}, ""},
+		{"retries bounded by delivery timeout", map[string]string{"delivery.timeout.ms": "5000"},
+			func(t *testing.T, s *clientSettings, _ *producerConfig) {
+				// 100+200+400+800 ms, then 1 s steps: 5 s fit 8 retries.
+				if s.cfg.Producer.Retry.Max != 8 {
+					t.Errorf("Retry.Max = %d, want 8", s.cfg.Producer.Retry.Max)
+				}
+			}, ""},
+		{"sasl scram", map[string]string{"security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": "SCRAM-SHA-512",
+			"sasl.jaas.config": `org.apache.kafka.common.security.scram.ScramLoginModule required username="u" password="p\"w";`},
+			func(t *testing.T, s *clientSettings, _ *producerConfig) {
+				c := s.cfg
+				if !c.Net.SASL.Enable || c.Net.SASL.Mechanism != sarama.SASLTypeSCRAMSHA512 || c.Net.SASL.User != "u" || c.Net.SASL.Password != `p\"w` {
+					t.Errorf("sasl = %+v", c.Net.SASL)
+				}
+			}, ""},
+		{"bad acks", map[string]string{"acks": "2"}, nil, "Invalid value 2 for configuration acks"},
+		{"bad number", map[string]string{"batch.size": "x"}, nil, "Invalid value x for configuration batch.size: Not a number of type INT"},
+		{"idempotence needs acks all", map[string]string{"acks": "1", "enable.idempotence": "true"}, nil, "Must set acks to all"},
+		{"bad protocol", map[string]string{"security.protocol": "TLS"}, nil, "Invalid value TLS for configuration security.protocol"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := javaprops.New()
+			p.Set("bootstrap.servers", "127.0.0.1:9092")
+			for k, v := range tt.props {
+				p.Set(k, v)
+			}
+			s, err := newClientSettings(producerClient, p, func() string { return "T" })
+			var pc *producerConfig
+			if err == nil {
+				pc, err = s.applyProducer()
+			}
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("error = %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if verr := s.cfg.Validate(); verr != nil {
+				t.Fatalf("sarama rejects the configuration: %v", verr)
+			}
+			tt.check(t, s, pc)
+		})
+	}
+}
+
+func TestUnknownConfigWarning(t *testing.T) {
+	p := javaprops.New()
+	p.Set("bootstrap.servers", "h:1")
+	p.Set("linger.ms", "1")
+	p.Set("foo.bar", "1")
+	p.Set("ssl.truststore.type", "PEM")
+	s, err := newClientSettings(producerClient, p, func() string { return "2026-01-01 00:00:00,000" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"[2026-01-01 00:00:00,000] WARN The configuration 'foo.bar' was supplied but isn't a known config. (org.apache.kafka.clients.producer.ProducerConfig)"}
+	if !reflect.DeepEqual(s.warnings, want) {
+		t.Errorf("warnings = %q", s.warnings)
+	}
+}
+
+func TestFormatMetrics(t *testing.T) {
+	got := formatMetrics([]metric{
+		{group: "producer-metrics", name: "record-send-total", tags: [][2]string{{"client-id", "c"}}, value: 3.0},
+		{group: "app-info", name: "version", tags: [][2]string{{"client-id", "c"}}, value: "1.0"},
+	})
+	want := "\n" +
+		"Metric Name                                        Value\n" +
+		"app-info:version:{client-id=c}                   : 1.0\n" +
+		"producer-metrics:record-send-total:{client-id=c} : 3.000\n"
+	if got != want {
+		t.Errorf("got\n%q\nwant\n%q", got, want)
+	}
+}
