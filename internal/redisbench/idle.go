@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"sync"
 	"time"
 )
 
@@ -23,7 +22,6 @@ func (env *runEnv) idle() int {
 		}
 	}()
 	failed := make(chan string, 1)
-	var stopping sync.WaitGroup
 	for i := range n {
 		ep := env.target
 		if env.cluster != nil {
@@ -35,9 +33,7 @@ func (env *runEnv) idle() int {
 			return 1
 		}
 		conns = append(conns, c)
-		stopping.Add(1)
 		go func() {
-			defer stopping.Done()
 			// The clients send nothing, so anything but silence ends the run.
 			_, err := c.Read(make([]byte, 512))
 			msg := "Error: Server closed the connection"
