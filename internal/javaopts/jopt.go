@@ -41,6 +41,10 @@ type JoptOption struct {
 	// RequiredIf lists options whose presence makes this one required.
 	RequiredIf []string
 	ForHelp    bool // forHelp(): its presence skips the required checks
+	// Hidden leaves the option out of Help; it is still parsed. A clone
+	// uses it for options that a newer release removed but that old
+	// scripts still pass, so that the help matches the newest release.
+	Hidden bool
 }
 
 // JoptParser emulates jopt-simple 5.0.4's OptionParser as Kafka builds it:

@@ -15,7 +15,12 @@ import (
 // full width of both columns.
 func (p *JoptParser) Help() string {
 	_, all := p.specs()
-	sorted := append([]*joptSpec(nil), all...)
+	var sorted []*joptSpec
+	for _, s := range all {
+		if !s.Hidden {
+			sorted = append(sorted, s)
+		}
+	}
 	sort.SliceStable(sorted, func(i, j int) bool {
 		return javaCompare(sorted[i].Names[0], sorted[j].Names[0]) < 0
 	})

@@ -209,3 +209,17 @@ func TestJoptUsageExit(t *testing.T) {
 		t.Errorf("Error() = %q", ex.Error())
 	}
 }
+
+func TestJoptHiddenOption(t *testing.T) {
+	p := &JoptParser{Options: []JoptOption{
+		{Names: []string{"topic"}, Description: "The topic.", Arg: RequiredArg, Type: "String", ArgName: "topic"},
+		{Names: []string{"broker-list"}, Description: "Old.", Arg: RequiredArg, Type: "String", ArgName: "host", Hidden: true},
+	}}
+	if strings.Contains(p.Help(), "broker-list") {
+		t.Errorf("hidden option in help:\n%s", p.Help())
+	}
+	set, err := p.Parse([]string{"--broker-list", "h:1"})
+	if err != nil || !set.Has("broker-list") {
+		t.Errorf("hidden option not parsed: %v", err)
+	}
+}

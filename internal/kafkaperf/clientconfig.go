@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"fmt"
 	"math"
+	"net"
 	"os"
 	"regexp"
 	"strconv"
@@ -300,10 +301,18 @@ type producerConfig struct {
 	maxBlock        time.Duration
 	deliveryTimeout time.Duration
 	batchSize       int64
+	maxRequestSize  int64
 	transactionalID string
 }
 
-func (s *clientSettings) applyProducer() (*producerConfig, error) {
+// recordOverhead bounds what a record adds to its value in a v2 record
+// batch: sarama counts 36 bytes of varints and attributes, and a
+// --key-distribution key adds at most 20 digits.
+const recordOverhead = 64
+
+// applyProducer maps the producer settings. largestRecord is the biggest
+// value the run will send, which sarama needs to know for batch.size.
+func (s *clientSettings) applyProducer(largestRecord int) (*producerConfig, error) {
 	c := s.cfg
 	pc := &producerConfig{}
 	c.Producer.Return.Successes = true
@@ -327,20 +336,27 @@ func (s *clientSettings) applyProducer() (*producerConfig, error) {
 	if pc.batchSize, err = s.intValue("batch.size", 16384); err != nil {
 		return nil, err
 	}
-	// Java fills a per-partition batch up to batch.size and sends it when
-	// full or when linger.ms expires; sarama's nearest knobs are the flush
-	// size and frequency of each broker's pending request.
-	c.Producer.Flush.Bytes = int(max(pc.batchSize, 1))
+	// Java fills a batch per partition up to batch.size bytes and sends it
+	// when it is full or linger.ms has passed; with linger.ms=0 it sends at
+	// once whatever has gathered while earlier requests were in flight.
+	// sarama caps each partition's batch at Producer.MaxMessageBytes, which
+	// is also its largest accepted record, so the cap is batch.size or one
+	// record of this run, whichever is larger (Java too lets a large record
+	// make a batch of its own). The record limit proper, max.request.size,
+	// is checked before each send.
 	linger, err := s.durationMs("linger.ms", 5)
 	if err != nil {
 		return nil, err
 	}
-	c.Producer.Flush.Frequency = linger
-	maxRequest, err := s.intValue("max.request.size", 1048576)
-	if err != nil {
+	if linger > 0 {
+		c.Producer.Flush.Frequency = linger
+		c.Producer.Flush.Bytes = int(max(pc.batchSize, 1))
+	}
+	if pc.maxRequestSize, err = s.intValue("max.request.size", 1048576); err != nil {
 		return nil, err
 	}
-	c.Producer.MaxMessageBytes = int(min(maxRequest, int64(sarama.MaxRequestSize-1)))
+	c.Producer.MaxMessageBytes = int(min(max(pc.batchSize, int64(largestRecord+recordOverhead+1)), int64(sarama.MaxRequestSize-1)))
+	c.Producer.Partitioner = newStickyPartitioner(int(pc.batchSize), 0)
 	inflight, err := s.intValue("max.in.flight.requests.per.connection", 5)
 	if err != nil {
 		return nil, err
@@ -422,4 +438,19 @@ func (s *clientSettings) applyProducer() (*producerConfig, error) {
 		c.Producer.Retry.Max = max(c.Producer.Retry.Max, 1)
 	}
 	return pc, nil
+}
+
+// resolvableBootstrap fails as the Java clients do when no bootstrap
+// address resolves: they refuse to be built at all.
+func resolvableBootstrap(addrs []string) error {
+	for _, a := range addrs {
+		host, _, err := net.SplitHostPort(a)
+		if err != nil {
+			continue
+		}
+		if _, err := net.LookupHost(host); err == nil {
+			return nil
+		}
+	}
+	return &configError{"No resolvable bootstrap urls given in bootstrap.servers"}
 }

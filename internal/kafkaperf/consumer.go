@@ -28,8 +28,8 @@ const consumerDescription = "This tool is used to verify the consumer performanc
 // consumerParser is kafka-consumer-perf-test's command line: Kafka 4.4's
 // options plus those 4.0 removed (--broker-list, --threads,
 // --num-fetch-threads), so that scripts written for any release from 2.2
-// on still run. With --broker-list accepted, --bootstrap-server is required
-// unless it is given, as in 2.5-3.9.
+// on still run. --bootstrap-server is required unless --broker-list is
+// given, as in 2.5-3.9.
 func consumerParser(group string) *javaopts.JoptParser {
 	str := func(name, argName, desc string, defaults ...string) javaopts.JoptOption {
 		return javaopts.JoptOption{Names: []string{name}, Description: desc, Arg: javaopts.RequiredArg, Type: "String", ArgName: argName, Defaults: defaults}
@@ -42,9 +42,13 @@ func consumerParser(group string) *javaopts.JoptParser {
 	flag := func(name, desc string) javaopts.JoptOption {
 		return javaopts.JoptOption{Names: []string{name}, Description: desc, Arg: javaopts.NoArg}
 	}
-	bootstrap := str("bootstrap-server", "server to connect to",
-		"REQUIRED unless --broker-list(deprecated) is specified. The server(s) to connect to.")
-	bootstrap.RequiredUnless = []string{"broker-list"}
+	bootstrap := str("bootstrap-server", "server to connect to", "REQUIRED: The server(s) to connect to.")
+	// Options that 4.0 removed are still accepted, without a line in the
+	// help, so that the help is 4.4's byte for byte and old scripts run.
+	removed := func(o javaopts.JoptOption) javaopts.JoptOption {
+		o.Hidden = true
+		return o
+	}
 	timeout := typed("timeout", "Long", "milliseconds", "The maximum allowed time in milliseconds between returned records.", "10000")
 	timeout.Arg = javaopts.OptionalArg
 	help := flag("help", "Print usage information.")
@@ -53,8 +57,8 @@ func consumerParser(group string) *javaopts.JoptParser {
 	version.ForHelp = true
 	return &javaopts.JoptParser{Options: []javaopts.JoptOption{
 		bootstrap,
-		str("broker-list", "broker-list", "DEPRECATED, use --bootstrap-server instead; ignored if --bootstrap-server is specified. "+
-			"The broker list string in the form HOST1:PORT1,HOST2:PORT2."),
+		removed(str("broker-list", "broker-list", "DEPRECATED, use --bootstrap-server instead; ignored if --bootstrap-server is specified. "+
+			"The broker list string in the form HOST1:PORT1,HOST2:PORT2.")),
 		str("topic", "topic", "The topic to consume from."),
 		str("include", "Java regex (String)", "Regular expression specifying list of topics to include for consumption."),
 		str("group", "gid", "The group id to consume on.", group),
@@ -64,8 +68,8 @@ func consumerParser(group string) *javaopts.JoptParser {
 		flag("print-metrics", "Print out the metrics."),
 		typed("fetch-size", "Integer", "size", "The maximum amount of data to fetch from a single partition per request.", "1048576"),
 		typed("socket-buffer-size", "Integer", "size", "The size of the tcp RECV size.", "2097152"),
-		typed("threads", "Integer", "count", "DEPRECATED AND IGNORED: Number of processing threads.", "10"),
-		typed("num-fetch-threads", "Integer", "count", "DEPRECATED AND IGNORED: Number of fetcher threads.", "1"),
+		removed(typed("threads", "Integer", "count", "DEPRECATED AND IGNORED: Number of processing threads.", "10")),
+		removed(typed("num-fetch-threads", "Integer", "count", "DEPRECATED AND IGNORED: Number of fetcher threads.", "1")),
 		str("consumer.config", "config file", "(DEPRECATED) Consumer config properties file. This option will be removed in "+
 			"a future version. Use --command-config instead."),
 		str("command-property", "prop1=val1", "Kafka consumer related configuration properties like client.id. These "+
@@ -102,6 +106,8 @@ type consumerOptions struct {
 	hideHeader        bool
 	timeoutMs         int64
 	notices           []string // stdout warnings printed before the header
+
+	set *javaopts.OptionSet // values are read from it after the header, as the original does
 }
 
 // toolError is a failure the Java tool reports from its catch-all: the
@@ -110,6 +116,9 @@ type toolError struct{ msg string }
 
 func (e *toolError) Error() string { return e.msg }
 
+// parseConsumerOptions parses and makes the checks that the original makes
+// before it prints anything; a failure is a *javaopts.Exit. The values are
+// read afterwards by readValues.
 func parseConsumerOptions(args []string, group string) (*consumerOptions, error) {
 	p := consumerParser(group)
 	set, err := p.Parse(args)
@@ -120,25 +129,35 @@ func parseConsumerOptions(args []string, group string) (*consumerOptions, error)
 		}
 		return nil, err
 	}
-	o := &consumerOptions{}
+	o := &consumerOptions{set: set}
 	// 2.7-3.9 warn on stdout about the ignored thread options before anything else.
+	threadsWarning := ""
 	if set.Has("threads") || set.Has("num-fetch-threads") {
-		o.notices = append(o.notices, "WARNING: option [threads] and [num-fetch-threads] have been deprecated and will be ignored by the test")
+		threadsWarning = "WARNING: option [threads] and [num-fetch-threads] have been deprecated and will be ignored by the test\n"
+		o.notices = append(o.notices, strings.TrimSuffix(threadsWarning, "\n"))
 	}
-	if set.Has("help") {
-		return nil, p.UsageExit(consumerDescription)
+	usage := func(msg string) (*consumerOptions, error) {
+		exit := p.UsageExit(msg)
+		exit.Stdout = threadsWarning + exit.Stdout
+		return nil, exit
+	}
+	if set.Has("help") || len(args) == 0 {
+		return usage(consumerDescription)
 	}
 	if set.Has("version") {
-		return nil, &javaopts.Exit{Code: 0, Stdout: kafkaVersion + "\n"}
+		return nil, &javaopts.Exit{Code: 0, Stdout: threadsWarning + kafkaVersion + "\n"}
+	}
+	if !set.Has("bootstrap-server") && !set.Has("broker-list") {
+		return usage(`Missing required argument "[bootstrap-server]"`)
 	}
 	if set.Has("topic") == set.Has("include") {
-		return nil, p.UsageExit("Exactly one of the following arguments is required: [topic], [include]")
+		return usage("Exactly one of the following arguments is required: [topic], [include]")
 	}
 	if set.Has("messages") == set.Has("num-records") {
-		return nil, p.UsageExit("Exactly one of the following arguments is required: [messages], [num-records]")
+		return usage("Exactly one of the following arguments is required: [messages], [num-records]")
 	}
 	if set.Has("consumer.config") && set.Has("command-config") {
-		return nil, p.UsageExit(`Option "[consumer.config]" can't be used with option "[command-config]"`)
+		return usage(`Option "[consumer.config]" can't be used with option "[command-config]"`)
 	}
 	if set.Has("messages") {
 		o.notices = append(o.notices, "Warning: --messages is deprecated. Use --num-records instead.")
@@ -146,9 +165,16 @@ func parseConsumerOptions(args []string, group string) (*consumerOptions, error)
 	if set.Has("consumer.config") {
 		o.notices = append(o.notices, "Warning: --consumer.config is deprecated. Use --command-config instead.")
 	}
+	o.hideHeader = set.Has("hide-header")
+	o.detailed = set.Has("show-detailed-stats")
+	return o, nil
+}
 
-	// Values are converted when read, as in jopt-simple: a bad number or a
-	// repeated option fails here, after the checks above.
+// readValues converts the option values, as jopt-simple does when they are
+// asked for: a bad number or a repeated option fails here, after the header
+// has been printed, with the message the original prints.
+func (o *consumerOptions) readValues() error {
+	set := o.set
 	var errs []error
 	str := func(name string) string {
 		v, _, err := set.String(name)
@@ -170,14 +196,7 @@ func parseConsumerOptions(args []string, group string) (*consumerOptions, error)
 		o.bootstrap = str("broker-list")
 	}
 	o.topic = str("topic")
-	if set.Has("include") {
-		pattern := str("include")
-		re, err := regexp.Compile("^(?:" + pattern + ")$")
-		if err != nil {
-			return nil, &toolError{fmt.Sprintf("java.util.regex.PatternSyntaxException: %v", err)}
-		}
-		o.include = re
-	}
+	include := str("include")
 	o.group = str("group")
 	if set.Has("messages") {
 		o.numRecords = long("messages")
@@ -189,42 +208,47 @@ func parseConsumerOptions(args []string, group string) (*consumerOptions, error)
 	o.reportingInterval = long("reporting-interval")
 	o.timeoutMs = long("timeout")
 	pattern := str("date-format")
-	for _, err := range errs {
-		if err != nil {
-			return nil, &toolError{err.Error()}
-		}
-	}
-	if o.reportingInterval <= 0 {
-		return nil, p.UsageExit("Reporting interval must be greater than 0.")
-	}
-	df, err := javafmt.NewDateFormat(pattern)
-	if err != nil {
-		return nil, &toolError{"java.lang.IllegalArgumentException: " + err.Error()}
-	}
-	o.dateFormat = df
-	o.fromLatest = set.Has("from-latest")
-	o.printMetrics = set.Has("print-metrics")
-	o.detailed = set.Has("show-detailed-stats")
-	o.hideHeader = set.Has("hide-header")
-
-	// The file, then --command-property on top, then the settings the tool
-	// always forces; a group.id in the file is therefore ignored.
-	o.props = javaprops.New()
 	file := str("consumer.config")
 	if file == "" {
 		file = str("command-config")
 	}
+	for _, err := range errs {
+		if err != nil {
+			return &toolError{err.Error()}
+		}
+	}
+	if set.Has("include") {
+		re, err := regexp.Compile("^(?:" + include + ")$")
+		if err != nil {
+			return &toolError{fmt.Sprintf("java.util.regex.PatternSyntaxException: %v", err)}
+		}
+		o.include = re
+	}
+	if o.reportingInterval <= 0 {
+		return &toolError{"Reporting interval must be greater than 0."}
+	}
+	df, err := javafmt.NewDateFormat(pattern)
+	if err != nil {
+		return &toolError{"java.lang.IllegalArgumentException: " + err.Error()}
+	}
+	o.dateFormat = df
+	o.fromLatest = set.Has("from-latest")
+	o.printMetrics = set.Has("print-metrics")
+
+	// The file, then --command-property on top, then the settings the tool
+	// always forces; a group.id in the file is therefore ignored.
+	o.props = javaprops.New()
 	if file != "" {
 		loaded, err := javaprops.LoadFile(file)
 		if err != nil {
-			return nil, &toolError{fmt.Sprintf("%s (No such file or directory)", file)}
+			return &toolError{fmt.Sprintf("%s (No such file or directory)", file)}
 		}
 		o.props.Merge(loaded)
 	}
 	for _, prop := range set.Values("command-property") {
 		k, v, ok := strings.Cut(prop, "=")
 		if !ok {
-			return nil, &toolError{"Invalid command property: " + prop}
+			return &toolError{"Invalid command property: " + prop}
 		}
 		o.props.Set(k, v)
 	}
@@ -241,7 +265,7 @@ func parseConsumerOptions(args []string, group string) (*consumerOptions, error)
 	if _, ok := o.props.Get("client.id"); !ok {
 		o.props.Set("client.id", "perf-consumer-client")
 	}
-	return o, nil
+	return nil
 }
 
 const (
@@ -270,30 +294,26 @@ func ConsumerMain(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			out.Line(consumerHeader)
 		}
 	}
+	if err := o.readValues(); err != nil {
+		return consumerFatal(err, out, errOut)
+	}
+	constructFailed := func(cause string) int {
+		errOut.Line("Failed to construct kafka consumer")
+		errOut.Line("Caused by: " + cause)
+		return 1
+	}
 	settings, err := newClientSettings(consumerClient, o.props, log4jTime)
 	if err != nil {
-		return consumerFatal(&toolError{"Failed to construct kafka consumer"}, out, errOut)
+		return constructFailed("org.apache.kafka.common.config.ConfigException: " + err.Error())
 	}
 	for _, w := range settings.warnings {
 		errOut.Line(w)
 	}
 	if err := settings.applyConsumer(o); err != nil {
-		errOut.Line("Failed to construct kafka consumer")
-		errOut.Line(err.Error())
-		return 1
+		return constructFailed("org.apache.kafka.common.config.ConfigException: " + err.Error())
 	}
-	client, err := sarama.NewClient(settings.bootstrap, settings.cfg)
-	if err != nil {
-		errOut.Line("Failed to construct kafka consumer")
-		errOut.Line("org.apache.kafka.common.KafkaException: " + err.Error())
-		return 1
-	}
-	defer client.Close()
-	group2, err := sarama.NewConsumerGroupFromClient(o.group, client)
-	if err != nil {
-		errOut.Line("Failed to construct kafka consumer")
-		errOut.Line("org.apache.kafka.common.KafkaException: " + err.Error())
-		return 1
+	if err := resolvableBootstrap(settings.bootstrap); err != nil {
+		return constructFailed(err.Error())
 	}
 	plan := &consumerPlan{
 		include:           o.include,
@@ -305,7 +325,7 @@ func ConsumerMain(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if o.topic != "" {
 		plan.topics = []string{o.topic}
 	}
-	run := &consumerRun{plan: plan, group: group2, client: client, clock: wallMs}
+	run := &consumerRun{plan: plan, settings: settings, groupID: o.group, clock: wallMs}
 	run.report = func(l detailedLine) {
 		out.Line(fmt.Sprintf("%s, %d, %s, %s, %d, %s, %d, %d, %s, %s",
 			o.dateFormat.Format(time.UnixMilli(l.nowMs)), 0,
@@ -316,13 +336,9 @@ func ConsumerMain(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	timedOut, runErr := run.run(ctx)
 	metrics := consumerMetrics(run, settings.cfg)
-	closeErr := group2.Close()
 	if runErr != nil {
 		errOut.Line(exceptionLine(runErr))
 		return 1
-	}
-	if closeErr != nil {
-		errOut.Line(exceptionLine(closeErr))
 	}
 	if timedOut {
 		out.Line(fmt.Sprintf("WARNING: Exiting before consuming the expected number of records: timeout (%d ms) exceeded. "+

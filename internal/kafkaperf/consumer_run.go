@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"regexp"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -24,11 +25,21 @@ type consumerPlan struct {
 // ConsumerPerformance prints. Records are handled on the partition
 // goroutines; the counters they share are atomics.
 type consumerRun struct {
-	plan   *consumerPlan
-	group  sarama.ConsumerGroup
-	client sarama.Client
-	clock  func() int64
-	report func(detailedLine) // prints a --show-detailed-stats line
+	plan     *consumerPlan
+	settings *clientSettings
+	groupID  string
+	client   sarama.Client
+	clock    func() int64
+	report   func(detailedLine) // prints a --show-detailed-stats line
+
+	// The periodic report's state; nextReportMs lets the partition
+	// goroutines skip the lock until a report is due.
+	reportMu      sync.Mutex
+	nextReportMs  atomic.Int64
+	lastReportMs  int64
+	lastRecords   int64
+	lastBytes     int64
+	lastRebalance int64
 
 	startMs        int64
 	joinStartMs    atomic.Int64
@@ -76,10 +87,15 @@ func (r *consumerRun) ConsumeClaim(sess sarama.ConsumerGroupSession, claim saram
 			if !ok {
 				return nil
 			}
-			r.lastConsumedMs.Store(r.clock())
+			now := r.clock()
+			r.lastConsumedMs.Store(now)
 			r.bytes.Add(int64(len(msg.Key) + len(msg.Value)))
 			sess.MarkMessage(msg, "")
-			if r.records.Add(1) >= r.plan.numRecords {
+			read := r.records.Add(1)
+			if r.plan.detailed && now >= r.nextReportMs.Load() {
+				r.maybeReport(now)
+			}
+			if read >= r.plan.numRecords {
 				r.cancel()
 				return nil
 			}
@@ -89,8 +105,23 @@ func (r *consumerRun) ConsumeClaim(sess sarama.ConsumerGroupSession, claim saram
 	}
 }
 
-// run consumes until numRecords are read or no record came for timeoutMs.
-// It returns whether the timeout ended it.
+// maybeReport prints the periodic line when the reporting interval has
+// passed since the last one, as the original checks on every record.
+func (r *consumerRun) maybeReport(now int64) {
+	r.reportMu.Lock()
+	defer r.reportMu.Unlock()
+	if now-r.lastReportMs < r.plan.reportingInterval {
+		return
+	}
+	records, bytes, rebalance := r.records.Load(), r.bytes.Load(), r.rebalanceMs.Load()
+	r.report(newDetailedLine(now, r.lastReportMs, bytes, records, bytes-r.lastBytes, records-r.lastRecords, rebalance-r.lastRebalance))
+	r.lastReportMs, r.lastRecords, r.lastBytes, r.lastRebalance = now, records, bytes, rebalance
+	r.nextReportMs.Store(now + r.plan.reportingInterval)
+}
+
+// run consumes until numRecords are read or no record came for timeoutMs,
+// the join and an unreachable cluster included, as in the original's poll
+// loop. It returns whether the timeout ended it.
 func (r *consumerRun) run(ctx context.Context) (timedOut bool, err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	r.cancel = cancel
@@ -98,6 +129,30 @@ func (r *consumerRun) run(ctx context.Context) (timedOut bool, err error) {
 	r.startMs = r.clock()
 	r.joinStartMs.Store(r.startMs)
 	r.lastConsumedMs.Store(r.startMs)
+	r.lastReportMs = r.startMs
+	r.nextReportMs.Store(r.startMs + r.plan.reportingInterval)
+	expired := func() bool { return r.clock()-r.lastConsumedMs.Load() > r.plan.timeoutMs }
+
+	var group sarama.ConsumerGroup
+	for {
+		client, err := sarama.NewClient(r.settings.bootstrap, r.settings.cfg)
+		if err == nil {
+			r.client = client
+			group, err = sarama.NewConsumerGroupFromClient(r.groupID, client)
+			if err != nil {
+				client.Close()
+				return false, err
+			}
+			break
+		}
+		if expired() || ctx.Err() != nil {
+			r.endMs = r.clock()
+			return true, nil
+		}
+		sleepCtx(ctx, 100*time.Millisecond)
+	}
+	defer r.client.Close()
+	defer group.Close()
 
 	consumeErr := make(chan error, 1)
 	go func() {
@@ -107,14 +162,11 @@ func (r *consumerRun) run(ctx context.Context) (timedOut bool, err error) {
 				topics = r.matchingTopics()
 				if len(topics) == 0 {
 					// Nothing matches yet; look again, as a pattern subscription does.
-					select {
-					case <-ctx.Done():
-					case <-time.After(100 * time.Millisecond):
-					}
+					sleepCtx(ctx, 100*time.Millisecond)
 					continue
 				}
 			}
-			if err := r.group.Consume(ctx, topics, r); err != nil {
+			if err := group.Consume(ctx, topics, r); err != nil {
 				if errors.Is(err, sarama.ErrClosedConsumerGroup) || ctx.Err() != nil {
 					break
 				}
@@ -126,30 +178,19 @@ func (r *consumerRun) run(ctx context.Context) (timedOut bool, err error) {
 		consumeErr <- nil
 	}()
 
-	// The monitor is the original's poll loop seen from outside: it ends the
-	// run on the timeout and makes the periodic report.
-	tick := time.NewTicker(100 * time.Millisecond)
+	// The monitor ends the run when no record has come for the timeout.
+	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
-	lastReportMs := r.startMs
-	var lastRecords, lastBytes, lastRebalance int64
 loop:
 	for {
 		select {
 		case <-ctx.Done():
 			break loop
 		case <-tick.C:
-			now := r.clock()
-			if now-r.lastConsumedMs.Load() > r.plan.timeoutMs {
+			if expired() {
 				timedOut = true
 				cancel()
 				break loop
-			}
-			records := r.records.Load()
-			if r.plan.detailed && records > lastRecords && now-lastReportMs >= r.plan.reportingInterval {
-				bytes := r.bytes.Load()
-				rebalance := r.rebalanceMs.Load()
-				r.report(newDetailedLine(now, lastReportMs, bytes, records, bytes-lastBytes, records-lastRecords, rebalance-lastRebalance))
-				lastReportMs, lastRecords, lastBytes, lastRebalance = now, records, bytes, rebalance
 			}
 		}
 	}

@@ -119,8 +119,13 @@ type producerOptions struct {
 }
 
 // javaException is an uncaught exception: the JVM prints "Exception in
-// thread "main" <class>: <message>" and a stack trace, and exits 1.
-type javaException struct{ class, msg string }
+// thread "main" <class>: <message>" and a stack trace, and exits 1. stdout
+// holds the lines the tool printed before it happened.
+type javaException struct {
+	class, msg string
+	stdout     []string
+	cause      string // a "Caused by: " line, when the original has one
+}
 
 func (e *javaException) Error() string { return e.class + ": " + e.msg }
 
@@ -204,7 +209,7 @@ func parseProducerOptions(args []string, width int) (*producerOptions, error) {
 	if file := cmp(configFile, cmdConfigFile); file != "" {
 		loaded, err := javaprops.LoadFile(file)
 		if err != nil {
-			return nil, &javaException{"java.nio.file.NoSuchFileException", file}
+			return nil, &javaException{class: "java.nio.file.NoSuchFileException", msg: file, stdout: o.notices}
 		}
 		o.props.Merge(loaded)
 	}
@@ -213,7 +218,7 @@ func parseProducerOptions(args []string, width int) (*producerOptions, error) {
 		// containing '=' (or an empty one) is refused here as there.
 		pieces := javaSplit(prop, "=")
 		if len(pieces) != 2 {
-			return nil, &javaException{"java.lang.IllegalArgumentException", "Invalid property: " + prop}
+			return nil, &javaException{class: "java.lang.IllegalArgumentException", msg: "Invalid property: " + prop, stdout: o.notices}
 		}
 		o.props.Set(pieces[0], pieces[1])
 	}
@@ -280,11 +285,11 @@ func readPayloadFile(path, delimiter string, out func(string)) ([][]byte, error)
 	out("Reading payloads from: " + abs)
 	data, err := os.ReadFile(path)
 	if err != nil || len(data) == 0 {
-		return nil, &javaException{"java.lang.IllegalArgumentException", "File does not exist or empty file provided."}
+		return nil, &javaException{class: "java.lang.IllegalArgumentException", msg: "File does not exist or empty file provided."}
 	}
 	re, err := regexp.Compile(delimiter)
 	if err != nil {
-		return nil, &javaException{"java.util.regex.PatternSyntaxException", err.Error()}
+		return nil, &javaException{class: "java.util.regex.PatternSyntaxException", msg: err.Error()}
 	}
 	var values [][]byte
 	for _, tok := range re.Split(string(data), -1) {
@@ -332,6 +337,15 @@ func ProducerMain(ctx context.Context, args []string, getenv func(string) string
 		plan.payloads = newRandomPayloads(int(o.recordSize), uint64(o.randomSeed))
 	}
 	keys := newKeySource(o.keyDistribution, o.keyRange, uint64(o.randomSeed))
+	largest := int(o.recordSize)
+	if fp, ok := plan.payloads.(*filePayloads); ok {
+		for _, v := range fp.values {
+			largest = max(largest, len(v))
+		}
+	}
+	if o.payloadMonotonic {
+		largest = 20
+	}
 
 	clock := wallMs
 	settings, err := newClientSettings(producerClient, o.props, log4jTime)
@@ -341,9 +355,13 @@ func ProducerMain(ctx context.Context, args []string, getenv func(string) string
 	for _, w := range settings.warnings {
 		errOut.Line(w)
 	}
-	pc, err := settings.applyProducer()
+	pc, err := settings.applyProducer(largest)
 	if err != nil {
 		return reportFatal(err, out, errOut)
+	}
+	if err := resolvableBootstrap(settings.bootstrap); err != nil {
+		return reportFatal(&javaException{class: "org.apache.kafka.common.KafkaException", msg: "Failed to construct kafka producer",
+			cause: "org.apache.kafka.common.config.ConfigException: " + err.Error()}, out, errOut)
 	}
 	if o.transactional {
 		settings.cfg.Producer.Transaction.ID = pc.transactionalID
@@ -374,7 +392,7 @@ func ProducerMain(ctx context.Context, args []string, getenv func(string) string
 		keys:     keys,
 	}
 	run.stats = newProducerStats(o.numRecords, o.reportingInterval, clock, out.Line)
-	if err := run.run(ctx, pc.maxBlock); err != nil {
+	if err := run.run(ctx, pc); err != nil {
 		errOut.Line(javaClientError(err))
 	}
 	if getenv("PERFCLONES_DEBUG") != "" {
@@ -474,7 +492,13 @@ func reportFatal(err error, out, errOut *lineout.Writer) int {
 		errOut.Write(exit.Stderr)
 		return exit.Code
 	case errors.As(err, &jex):
+		for _, l := range jex.stdout {
+			out.Line(l)
+		}
 		errOut.Line(fmt.Sprintf("Exception in thread \"main\" %s: %s", jex.class, jex.msg))
+		if jex.cause != "" {
+			errOut.Line("Caused by: " + jex.cause)
+		}
 		return 1
 	case errors.As(err, &cfg):
 		errOut.Line("Exception in thread \"main\" org.apache.kafka.common.config.ConfigException: " + cfg.msg)

@@ -100,7 +100,8 @@ type producerRun struct {
 
 // run sends every record, then waits for all completions. It returns once
 // the producer is closed; the caller prints the summary.
-func (r *producerRun) run(ctx context.Context, maxBlock time.Duration) error {
+func (r *producerRun) run(ctx context.Context, pc *producerConfig) error {
+	maxBlock := pc.maxBlock
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() {
@@ -146,6 +147,13 @@ func (r *producerRun) run(ctx context.Context, maxBlock time.Duration) error {
 			txnStart = r.clock()
 		}
 		start := r.clock()
+		if size := int64(len(value) + recordOverhead); size > pc.maxRequestSize {
+			// Java refuses such a record in send() and hands the callback the exception.
+			r.sent.Add(1)
+			r.failed.Add(1)
+			r.errOut(fmt.Sprintf("org.apache.kafka.common.errors.RecordTooLargeException: The message is %d bytes when serialized which is larger than %d, which is the value of the max.request.size configuration.", size, pc.maxRequestSize))
+			continue
+		}
 		msg := &sarama.ProducerMessage{
 			Topic:    plan.topic,
 			Key:      r.keys.key(i),
@@ -191,6 +199,13 @@ func (r *producerRun) run(ctx context.Context, maxBlock time.Duration) error {
 	if inTxn && loopErr == nil {
 		loopErr = r.producer.CommitTxn()
 	}
+	// Like Java's close(), wait for the records still in flight; sarama
+	// would fail the ones it is still retrying when it shuts down, so give
+	// them until delivery.timeout.ms has passed since the last send.
+	deadline := time.Now().Add(pc.deliveryTimeout)
+	for r.acked.Load()+r.failed.Load() < r.sent.Load() && time.Now().Before(deadline) && ctx.Err() == nil {
+		time.Sleep(5 * time.Millisecond)
+	}
 	// AsyncClose, not Close: Close drains the Successes and Errors channels
 	// itself, and the completions it swallows would be missing from the
 	// counts. Our readers end when sarama closes both channels.
@@ -230,6 +245,10 @@ func exceptionLine(err error) string {
 	}
 	if errors.Is(err, errBufferExhausted) {
 		return err.Error()
+	}
+	if errors.Is(err, sarama.ErrShuttingDown) {
+		// Still unacknowledged when the delivery timeout ran out.
+		return "org.apache.kafka.common.errors.TimeoutException: Expiring 1 record(s): delivery.timeout.ms has passed since the record was sent"
 	}
 	return "org.apache.kafka.common.KafkaException: " + err.Error()
 }

@@ -252,7 +252,9 @@ func TestProducerSettings(t *testing.T) {
 		{"seed settings", map[string]string{"acks": "1", "batch.size": "1024", "compression.type": "lz4", "linger.ms": "0"},
 			func(t *testing.T, s *clientSettings, _ *producerConfig) {
 				c := s.cfg
-				if c.Producer.RequiredAcks != sarama.WaitForLocal || c.Producer.Idempotent || c.Producer.Flush.Bytes != 1024 ||
+				// linger.ms=0: send at once; a partition's batch holds one 1 KiB record.
+				if c.Producer.RequiredAcks != sarama.WaitForLocal || c.Producer.Idempotent || c.Producer.Flush.Bytes != 0 ||
+					c.Producer.Flush.Frequency != 0 || c.Producer.MaxMessageBytes != 1024+recordOverhead+1 ||
 					c.Producer.Compression != sarama.CompressionLZ4 || c.Net.MaxOpenRequests != 5 {
 					t.Errorf("acks %v idempotent %v flush %d compression %v inflight %d", c.Producer.RequiredAcks, c.Producer.Idempotent,
 						c.Producer.Flush.Bytes, c.Producer.Compression, c.Net.MaxOpenRequests)
@@ -288,7 +290,7 @@ func TestProducerSettings(t *testing.T) {
 			s, err := newClientSettings(producerClient, p, func() string { return "T" })
 			var pc *producerConfig
 			if err == nil {
-				pc, err = s.applyProducer()
+				pc, err = s.applyProducer(1024)
 			}
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {

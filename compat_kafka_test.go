@@ -1,0 +1,1213 @@
+package perfclones_test
+
+// End-to-end compatibility tests of the Kafka clones: build
+// kafka-producer-perf-test and kafka-consumer-perf-test, run the vendor
+// docs' command lines (seeds 000 and 004) scaled down against the local
+// brokers, each beside Kafka's own tool (scripts/kafka-tool: 4.4, and 3.9
+// for the seed's --broker-list consumer line) on the same cluster, and
+// compare line shapes (numbers and dates masked, everything else byte for
+// byte) and exit codes. Then what shapes cannot show: the counts are exact
+// (the topic's end offsets grow by the records reported sent; the consumer
+// reports exactly what a fresh topic holds), and faults (an unreachable
+// bootstrap server; a broker stopped or killed mid-run, started again
+// afterwards) end as they should.
+//
+// Both tools run with COLUMNS=80, which sets the help's wrap width. The
+// Java tools log WARN lines (log4j) and stack traces on stderr: those are
+// left out of the comparison, and for an uncaught exception only the first
+// stderr line is compared (ours prints only the exception line).
+//
+// The Java producer is slow here with the seed's batch.size=1024 (about 1000
+// records/s on two cores next to four brokers), so a case gives the two
+// tools different --num-records: ours the brief's 20000-50000, the Java tool
+// what it sends in a few seconds. The output shapes do not depend on it.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/IBM/sarama"
+
+	"github.com/perfclones/perfclones/internal/shapes"
+	"github.com/perfclones/perfclones/internal/testenv"
+)
+
+// kafkaRunTimeout bounds every run of either tool.
+const kafkaRunTimeout = 60 * time.Second
+
+var (
+	kafkaBuildOnce sync.Once
+	kafkaBuildErr  error
+)
+
+// kafkaBins are our two binaries.
+type kafkaBins struct{ producer, consumer string }
+
+// ourKafkaTools builds cmd/kafka-producer-perf-test and
+// cmd/kafka-consumer-perf-test once.
+func ourKafkaTools(t *testing.T) kafkaBins {
+	t.Helper()
+	b := kafkaBins{
+		producer: filepath.Join(binDir, "kafka-producer-perf-test"),
+		consumer: filepath.Join(binDir, "kafka-consumer-perf-test"),
+	}
+	kafkaBuildOnce.Do(func() {
+		cmd := exec.Command("go", "build", "-o", binDir+string(filepath.Separator),
+			"./cmd/kafka-producer-perf-test", "./cmd/kafka-consumer-perf-test")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			kafkaBuildErr = fmt.Errorf("go build the kafka tools: %v\n%s", err, out)
+		}
+	})
+	if kafkaBuildErr != nil {
+		t.Fatal(kafkaBuildErr)
+	}
+	return b
+}
+
+// kafkaTools is what a test runs: ours and the originals.
+type kafkaTools struct {
+	env  testenv.KafkaEnv
+	ours kafkaBins
+}
+
+func newKafkaTools(t *testing.T) *kafkaTools {
+	t.Helper()
+	env := testenv.Kafka(t)
+	return &kafkaTools{env: env, ours: ourKafkaTools(t)}
+}
+
+// argv returns the command for tool: "producer", "consumer" (ours), or
+// "java:producer", "java:consumer", "java:consumer39" (scripts/kafka-tool).
+func (k *kafkaTools) argv(tool string, args []string) []string {
+	switch tool {
+	case "producer":
+		return append([]string{k.ours.producer}, args...)
+	case "consumer":
+		return append([]string{k.ours.consumer}, args...)
+	}
+	java, ok := strings.CutPrefix(tool, "java:")
+	if !ok {
+		panic("unknown tool " + tool)
+	}
+	return append([]string{k.env.ToolScript, java}, args...)
+}
+
+// runKafka runs argv with COLUMNS=80 for at most timeout; a run that does
+// not end by then fails the test.
+func runKafka(t *testing.T, timeout time.Duration, argv []string) toolRun {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), "COLUMNS=80")
+	cmd.WaitDelay = 5 * time.Second
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	r := toolRun{stdout: stdout.String(), stderr: stderr.String(), elapsed: time.Since(start)}
+	r.timedOut = err != nil && ctx.Err() != nil
+	var exitErr *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &exitErr):
+		r.rc = exitErr.ExitCode()
+	default:
+		t.Fatalf("%s: %v", strings.Join(argv, " "), err)
+	}
+	if r.timedOut {
+		t.Fatalf("%s: no exit within %v\nstdout:\n%s\nstderr:\n%s", strings.Join(argv, " "), timeout, r.stdout, r.stderr)
+	}
+	return r
+}
+
+// splitKafkaArgs splits a command line at spaces; a double-quoted part
+// keeps its spaces (date formats). $VARS are replaced from vars.
+func splitKafkaArgs(t *testing.T, line string, vars map[string]string) []string {
+	t.Helper()
+	var args []string
+	var cur strings.Builder
+	inQuote, has := false, false
+	for _, r := range line {
+		switch {
+		case r == '"':
+			inQuote = !inQuote
+			has = true
+		case r == ' ' && !inQuote:
+			if has {
+				args = append(args, cur.String())
+				cur.Reset()
+				has = false
+			}
+		default:
+			cur.WriteRune(r)
+			has = true
+		}
+	}
+	if inQuote {
+		t.Fatalf("command line %q: unbalanced quote", line)
+	}
+	if has {
+		args = append(args, cur.String())
+	}
+	for i, a := range args {
+		args[i] = os.Expand(a, func(k string) string {
+			v, ok := vars[k]
+			if !ok {
+				t.Fatalf("command line %q: unknown $%s", line, k)
+			}
+			return v
+		})
+	}
+	return args
+}
+
+// ---- output normalisation -------------------------------------------------
+
+var (
+	// log4jLineRe is a line of the Java tools' log4j layout
+	// "[%d] %p %m (%c)%n"; stackLineRe a line of a stack trace after its
+	// first line.
+	log4jLineRe = regexp.MustCompile(`^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}\] (TRACE|DEBUG|INFO|WARN|ERROR|FATAL) `)
+	stackLineRe = regexp.MustCompile(`^(\tat |\t\.\.\. \d+ more|Caused by: |\tSuppressed: |\t\tat )`)
+	// exceptionLineRe is the first line of a Java stack trace, as the
+	// producer callback prints it for a failed send.
+	exceptionLineRe = regexp.MustCompile(`^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*\.[A-Z]\w*(Exception|Error): `)
+
+	// defaultDate is SimpleDateFormat("yyyy-MM-dd HH:mm:ss:SSS").
+	defaultDate = shapes.Rule{Re: regexp.MustCompile(`\b\d{4}-\d\d-\d\d \d\d:\d\d:\d\d:\d{3}\b`), Placeholder: "<DATE>"}
+	// englishDateFormat and englishDate: a --date-format with words, a
+	// zone and spaces, and what it prints.
+	englishDateFormat = `"EEE, d MMM yyyy HH:mm:ss.SSS z"`
+	englishDate       = shapes.Rule{
+		Re:          regexp.MustCompile(`\b(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{1,2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d\d:\d\d:\d\d\.\d{3} [A-Z]{2,5}\b`),
+		Placeholder: "<DATE>",
+	}
+
+	kafkaMasker = shapes.Masker{Rules: []shapes.Rule{defaultDate, englishDate}}
+
+	// The line shapes, made by masking real lines.
+	producerWindowShape = kafkaMasker.Mask("1811 records sent, 359.0 records/sec (0.35 MB/sec), 2660.9 ms avg latency, 3551.0 ms max latency.")
+	producerFinalShape  = kafkaMasker.Mask("20000 records sent, 938.394407 records/sec (0.92 MB/sec), 10679.72 ms avg latency, " +
+		"18761.00 ms max latency, 11119 ms 50th, 18330 ms 95th, 18691 ms 99th, 18758 ms 99.9th.")
+	consumerDetailedShape = kafkaMasker.Mask("2026-11-29 23:56:08:272, 0, 5.2099, 23.7852, 5463, 24940.6393, 0, 219, 23.7852, 24940.6393")
+	consumerSummaryShape  = kafkaMasker.Mask("2026-11-29 23:56:08:272, 2026-11-29 23:56:09:272, 5.2099, 23.7852, 5463, 24940.6393, 0, 219, 23.7852, 24940.6393")
+)
+
+const (
+	producerPropsNotice = "Option --producer-props has been deprecated and will be removed in a future version. Use --command-property instead."
+	messagesNotice      = "Warning: --messages is deprecated. Use --num-records instead."
+	consumerHeaderLine  = "start.time, end.time, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec, rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec"
+	detailedHeaderLine  = "time, threadId, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec, rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec"
+)
+
+// javaStderr drops the log4j lines and the stack trace lines after an
+// exception's first line.
+func javaStderr(stderr string) []string {
+	var out []string
+	for _, l := range shapes.Lines(stderr) {
+		if log4jLineRe.MatchString(l) || stackLineRe.MatchString(l) {
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// kafkaOutput is a run's stdout, masked, with the lines whose number depends
+// on timing (producer window lines, consumer detailed lines) taken out and
+// counted.
+type kafkaOutput struct {
+	stdout  []string // masked, without the loose lines
+	raw     []string // unmasked, all lines
+	windows int      // producer window lines
+	details int      // consumer --show-detailed-stats lines
+}
+
+func kafkaNormalise(r toolRun) kafkaOutput {
+	o := kafkaOutput{raw: shapes.Lines(r.stdout)}
+	for _, l := range kafkaMasker.MaskLines(o.raw) {
+		switch l {
+		case producerWindowShape:
+			o.windows++
+		case consumerDetailedShape:
+			o.details++
+		default:
+			o.stdout = append(o.stdout, l)
+		}
+	}
+	return o
+}
+
+// lastLine is the last line of text.
+func lastLine(lines []string) string {
+	if len(lines) == 0 {
+		return ""
+	}
+	return lines[len(lines)-1]
+}
+
+// finalSent is the record count of the producer's final line.
+func finalSent(t *testing.T, lines []string) (int64, bool) {
+	t.Helper()
+	for i := len(lines) - 1; i >= 0; i-- {
+		if kafkaMasker.Mask(lines[i]) == producerFinalShape {
+			n, err := strconv.ParseInt(strings.Fields(lines[i])[0], 10, 64)
+			if err != nil {
+				t.Fatalf("final line %q: %v", lines[i], err)
+			}
+			return n, true
+		}
+	}
+	return 0, false
+}
+
+// consumerSummary returns the eight numbers of the consumer's CSV summary
+// line (data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec,
+// rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec), taken
+// from the end of the line: a --date-format may hold ", " too.
+func consumerSummary(lines []string) ([]string, bool) {
+	for i := len(lines) - 1; i >= 0; i-- {
+		if kafkaMasker.Mask(lines[i]) == consumerSummaryShape {
+			f := strings.Split(lines[i], ", ")
+			return f[len(f)-8:], true
+		}
+	}
+	return nil, false
+}
+
+// ---- Kafka helpers ----------------------------------------------------------
+
+func saramaConfig() *sarama.Config {
+	cfg := sarama.NewConfig()
+	cfg.Version = sarama.V3_6_0_0
+	cfg.ClientID = "perfclones-compat-test"
+	cfg.Admin.Timeout = 30 * time.Second
+	cfg.Metadata.Retry.Max = 10
+	return cfg
+}
+
+// endOffsets sums the topic's end offsets over its partitions.
+func endOffsets(t *testing.T, addrs []string, topic string) int64 {
+	t.Helper()
+	return sumOffsets(t, addrs, topic, sarama.OffsetNewest)
+}
+
+// sumOffsets sums the end (sarama.OffsetNewest) or start
+// (sarama.OffsetOldest) offsets of the topic's partitions.
+func sumOffsets(t *testing.T, addrs []string, topic string, which int64) int64 {
+	t.Helper()
+	client, err := sarama.NewClient(addrs, saramaConfig())
+	if err != nil {
+		t.Fatalf("kafka client %v: %v", addrs, err)
+	}
+	defer client.Close()
+	parts, err := client.Partitions(topic)
+	if err != nil {
+		t.Fatalf("partitions of %s: %v", topic, err)
+	}
+	var sum int64
+	for _, p := range parts {
+		off, err := client.GetOffset(topic, p, which)
+		if err != nil {
+			t.Fatalf("offset of %s-%d: %v", topic, p, err)
+		}
+		sum += off
+	}
+	return sum
+}
+
+// endOffsetsGrowth is how much the topic's end offsets grew since before,
+// once they settle: the end offset is the high watermark, which lags behind
+// the leader's log until the followers have the records (acks=1 with 3
+// replicas). It waits until the growth reaches want, or stays the same for
+// 2 s, for at most 20 s.
+func endOffsetsGrowth(t *testing.T, addrs []string, topic string, before, want int64) int64 {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	grew := endOffsets(t, addrs, topic) - before
+	stable := time.Now()
+	for grew != want && time.Now().Before(deadline) && time.Since(stable) < 2*time.Second {
+		time.Sleep(200 * time.Millisecond)
+		if g := endOffsets(t, addrs, topic) - before; g != grew {
+			grew, stable = g, time.Now()
+		}
+	}
+	return grew
+}
+
+// requireTopic fails unless topic exists with its partitions and replicas:
+// a tool must not auto-create a seed topic with the broker's defaults
+// (scripts/services would then delete and recreate it).
+func requireTopic(t *testing.T, addrs []string, topic string, partitions, replicas int) {
+	t.Helper()
+	admin, err := sarama.NewClusterAdmin(addrs, saramaConfig())
+	if err != nil {
+		t.Fatalf("kafka admin %v: %v", addrs, err)
+	}
+	defer admin.Close()
+	md, err := admin.DescribeTopics([]string{topic})
+	if err != nil || len(md) != 1 {
+		t.Fatalf("describe %s on %v: %v", topic, addrs, err)
+	}
+	m := md[0]
+	if !errors.Is(m.Err, sarama.ErrNoError) {
+		t.Fatalf("topic %s on %v: %v (run scripts/services start kafka)", topic, addrs, m.Err)
+	}
+	if len(m.Partitions) != partitions || len(m.Partitions[0].Replicas) != replicas {
+		t.Fatalf("topic %s on %v has %d partitions x %d replicas, want %d x %d (run scripts/services start kafka)",
+			topic, addrs, len(m.Partitions), len(m.Partitions[0].Replicas), partitions, replicas)
+	}
+}
+
+// createTopic creates a topic with a unique name, waits until every
+// partition has a leader and its whole replica set in sync, and deletes it
+// when the test ends.
+func createTopic(t *testing.T, addrs []string, prefix string, partitions int32, replicas int16, configs map[string]*string) string {
+	t.Helper()
+	name := fmt.Sprintf("compat-%s-%d", prefix, time.Now().UnixNano())
+	admin, err := sarama.NewClusterAdmin(addrs, saramaConfig())
+	if err != nil {
+		t.Fatalf("kafka admin %v: %v", addrs, err)
+	}
+	defer admin.Close()
+	err = admin.CreateTopic(name, &sarama.TopicDetail{NumPartitions: partitions, ReplicationFactor: replicas, ConfigEntries: configs}, false)
+	if err != nil {
+		t.Fatalf("create topic %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		admin, err := sarama.NewClusterAdmin(addrs, saramaConfig())
+		if err != nil {
+			t.Logf("delete topic %s: %v", name, err)
+			return
+		}
+		defer admin.Close()
+		if err := admin.DeleteTopic(name); err != nil {
+			t.Logf("delete topic %s: %v", name, err)
+		}
+	})
+	waitInSync(t, addrs, name, int(replicas), 60*time.Second)
+	return name
+}
+
+// waitInSync waits until every partition of topic has a leader and replicas
+// in-sync replicas.
+func waitInSync(t *testing.T, addrs []string, topic string, replicas int, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	var last string
+	for time.Now().Before(deadline) {
+		last = inSyncState(addrs, topic, replicas)
+		if last == "" {
+			return
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	t.Fatalf("topic %s not fully replicated after %v: %s", topic, timeout, last)
+}
+
+// inSyncState is "" when every partition of topic has a leader and
+// replicas in-sync replicas, otherwise what is missing.
+func inSyncState(addrs []string, topic string, replicas int) string {
+	admin, err := sarama.NewClusterAdmin(addrs, saramaConfig())
+	if err != nil {
+		return err.Error()
+	}
+	defer admin.Close()
+	md, err := admin.DescribeTopics([]string{topic})
+	if err != nil {
+		return err.Error()
+	}
+	if len(md) != 1 || !errors.Is(md[0].Err, sarama.ErrNoError) || len(md[0].Partitions) == 0 {
+		return fmt.Sprintf("metadata %+v", md)
+	}
+	for _, p := range md[0].Partitions {
+		if !errors.Is(p.Err, sarama.ErrNoError) || p.Leader < 0 || len(p.Isr) < replicas {
+			return fmt.Sprintf("partition %d: leader %d, isr %v, err %v", p.ID, p.Leader, p.Isr, p.Err)
+		}
+	}
+	return ""
+}
+
+// ---- side by side -----------------------------------------------------------
+
+// kafkaCase is one command line run by both tools.
+type kafkaCase struct {
+	name string
+	// seed is the vendor doc's command line verbatim (without the script
+	// name); args is what runs: seed's addresses replaced by $SINGLE or
+	// $CLUSTER, and the record count by $N. $GROUP is a fresh group id per
+	// run; $TOPIC a topic given by the test.
+	seed, args string
+	java       string // "java:producer", "java:consumer", "java:consumer39"
+	ourN       int    // $N for ours
+	javaN      int    // $N for the Java tool
+	rc         int
+
+	// Where the topic lives, and its shape, for the offset check of
+	// producer runs (requireTopic first).
+	topic                string
+	cluster              bool
+	partitions, replicas int
+
+	// oursOnly are stdout lines that ours prints and this Java tool does
+	// not, by design (4.x lines where the reference is 3.9); ours must print
+	// each, and they are left out of the comparison.
+	oursOnly []string
+	// detailed: both must print at least one --show-detailed-stats line
+	// (when the Java tool does).
+	detailed bool
+}
+
+// vars are the addresses and names of a case's command line.
+func (k *kafkaTools) vars(n int, topic string) map[string]string {
+	return map[string]string{
+		"SINGLE":  k.env.Bootstrap,
+		"CLUSTER": k.env.ClusterBootstrap,
+		"N":       strconv.Itoa(n),
+		"GROUP":   fmt.Sprintf("group-1-%d", time.Now().UnixNano()),
+		"TOPIC":   topic,
+	}
+}
+
+// compareKafkaRuns checks exit codes and line shapes of a Java run and ours.
+func compareKafkaRuns(t *testing.T, tc kafkaCase, j, o toolRun) (jo, oo kafkaOutput) {
+	t.Helper()
+	if j.rc != tc.rc || o.rc != tc.rc {
+		t.Errorf("exit code: Java %d, ours %d, want %d\nJava stderr: %q\nour stderr: %q", j.rc, o.rc, tc.rc, j.stderr, o.stderr)
+	}
+	jo, oo = kafkaNormalise(j), kafkaNormalise(o)
+	ours := oo.stdout
+	for _, want := range tc.oursOnly {
+		masked := kafkaMasker.Mask(want)
+		var kept []string
+		found := false
+		for _, l := range ours {
+			if l == masked && !found {
+				found = true
+				continue
+			}
+			kept = append(kept, l)
+		}
+		if !found {
+			t.Errorf("our stdout lacks %q (4.x)", want)
+		}
+		ours = kept
+	}
+	if d := shapes.Diff(jo.stdout, ours); d != "" {
+		t.Errorf("stdout shapes differ (want Java, got ours):\n%s\nJava stdout:\n%s\nour stdout:\n%s", d, j.stdout, o.stdout)
+	}
+	js := kafkaMasker.MaskLines(javaStderr(j.stderr))
+	ourErr := kafkaMasker.MaskLines(javaStderr(o.stderr))
+	if d := shapes.Diff(js, ourErr); d != "" {
+		t.Errorf("stderr shapes differ, log4j lines left out (want Java, got ours):\n%s\nJava stderr:\n%s\nour stderr:\n%s", d, j.stderr, o.stderr)
+	}
+	for _, l := range shapes.Lines(o.stderr) {
+		if log4jLineRe.MatchString(l) {
+			t.Logf("our log line: %s", l)
+		}
+	}
+	// A window line is printed at a completion at least 5 s after the
+	// window began, so a run has at most elapsed/5 s of them.
+	if limit := int(o.elapsed / (5 * time.Second)); oo.windows > limit {
+		t.Errorf("ours printed %d window lines in %v, at most %d expected", oo.windows, o.elapsed.Round(time.Millisecond), limit)
+	}
+	if tc.detailed && jo.details > 0 && oo.details == 0 {
+		t.Errorf("ours printed no --show-detailed-stats line, Java %d", jo.details)
+	}
+	t.Logf("Java %v (%d window, %d detailed lines), ours %v (%d window, %d detailed lines)",
+		j.elapsed.Round(time.Millisecond), jo.windows, jo.details, o.elapsed.Round(time.Millisecond), oo.windows, oo.details)
+	return jo, oo
+}
+
+// runProducerCase runs a producer case with both tools and checks that the
+// topic's end offsets grew by what each reports sent.
+func (k *kafkaTools) runProducerCase(t *testing.T, tc kafkaCase) {
+	addrs := []string{k.env.Bootstrap}
+	if tc.cluster {
+		addrs = k.env.ClusterAddrs
+	}
+	requireTopic(t, addrs, tc.topic, tc.partitions, tc.replicas)
+	run := func(tool string, n int) (toolRun, int64) {
+		before := endOffsets(t, addrs, tc.topic)
+		r := runKafka(t, kafkaRunTimeout, k.argv(tool, splitKafkaArgs(t, tc.args, k.vars(n, tc.topic))))
+		sent, _ := finalSent(t, shapes.Lines(r.stdout))
+		return r, endOffsetsGrowth(t, addrs, tc.topic, before, sent)
+	}
+	j, jGrew := run(tc.java, tc.javaN)
+	o, oGrew := run("producer", tc.ourN)
+	compareKafkaRuns(t, tc, j, o)
+	if tc.rc != 0 {
+		return
+	}
+	jSent, ok := finalSent(t, shapes.Lines(j.stdout))
+	if !ok {
+		t.Errorf("Java printed no final line")
+	} else if jGrew != jSent {
+		// Ours is checked below; a Java mismatch means somebody else
+		// writes to the topic meanwhile.
+		t.Logf("Java: %s end offsets grew by %d, Java reported %d sent (another writer?)", tc.topic, jGrew, jSent)
+	}
+	oSent, ok := finalSent(t, shapes.Lines(o.stdout))
+	if !ok {
+		t.Fatalf("ours printed no final line:\n%s", o.stdout)
+	}
+	if oGrew != oSent {
+		t.Errorf("ours: %s end offsets grew by %d, ours reported %d sent", tc.topic, oGrew, oSent)
+	}
+	if oSent != int64(tc.ourN) {
+		t.Errorf("ours sent %d of --num-records %d\nstderr:\n%s", oSent, tc.ourN, o.stderr)
+	}
+}
+
+// seedLocal turns a seed command line into a local one: the seed's broker
+// addresses become $SINGLE or $CLUSTER, the count of --num-records or
+// --messages $N, and --group's value $GROUP.
+func seedLocal(seed string, cluster bool) string {
+	addr := "$SINGLE"
+	if cluster {
+		addr = "$CLUSTER"
+	}
+	s := regexp.MustCompile(`(bootstrap\.servers=|--broker-list )\S+`).ReplaceAllString(seed, "${1}$"+addr)
+	s = regexp.MustCompile(`(--num-records|--messages) \d+`).ReplaceAllString(s, "$1 $$N")
+	return regexp.MustCompile(`--group \S+`).ReplaceAllString(s, "--group $$GROUP")
+}
+
+func TestCompatKafkaProducerSeeds(t *testing.T) {
+	k := newKafkaTools(t)
+	const huawei = "--producer-props bootstrap.servers=192.168.0.69:9092,192.168.0.42:9092,192.168.0.66:9092 "
+	tests := []kafkaCase{
+		// Seed 000 (Huawei DMS, Kafka 2.7.2 tools), scenarios 1, 2 and 3:
+		// batch.size=1KB, same AZ, 1 replica.
+		{
+			name: "seed000 batch.size=1024",
+			seed: huawei + "acks=1 batch.size=1024 linger.ms=0 --topic Topic-01 --num-records 8000000 --record-size 1024 --throughput 102400",
+			ourN: 20000, javaN: 4000, topic: "Topic-01", cluster: true, partitions: 3, replicas: 1,
+		},
+		// Scenario 1: batch.size=16KB.
+		{
+			name: "seed000 batch.size=16384",
+			seed: huawei + "acks=1 batch.size=16384 linger.ms=0 --topic Topic-01 --num-records 100000000 --record-size 1024 --throughput 102400",
+			ourN: 50000, javaN: 10000, topic: "Topic-01", cluster: true, partitions: 3, replicas: 1,
+		},
+		// Scenario 2: cross-AZ, the same line with 4000000 records.
+		{
+			name: "seed000 cross-AZ",
+			seed: huawei + "acks=1 batch.size=1024 linger.ms=0 --topic Topic-01 --num-records 4000000 --record-size 1024 --throughput 102400",
+			ourN: 20000, javaN: 2000, topic: "Topic-01", cluster: true, partitions: 3, replicas: 1,
+		},
+		// Scenarios 3 and 4: 3 replicas, acks=1 (asynchronous replication).
+		{
+			name: "seed000 3 replicas acks=1",
+			seed: huawei + "acks=1 batch.size=1024 linger.ms=0 --topic Topic-02 --num-records 4000000 --record-size 1024 --throughput 102400",
+			ourN: 20000, javaN: 3000, topic: "Topic-02", cluster: true, partitions: 3, replicas: 3,
+		},
+		// Scenario 4: synchronous replication, acks=-1 on
+		// min.insync.replicas=2.
+		{
+			name: "seed000 3 replicas acks=-1",
+			seed: huawei + "acks=-1 batch.size=1024 linger.ms=0 --topic Topic-03 --num-records 1000000 --record-size 1024 --throughput 102400",
+			ourN: 20000, javaN: 2000, topic: "Topic-03", cluster: true, partitions: 3, replicas: 3,
+		},
+		// The doc's template ("测试脚本") with ${batch.size}=16384 and
+		// ${Topic名称}=Topic-02.
+		{
+			name: "seed000 template",
+			seed: "--producer-props bootstrap.servers=${连接地址} acks=1 batch.size=${batch.size} linger.ms=0 --topic ${Topic名称} --num-records ${num-records} --record-size 1024 --throughput 102400",
+			args: "--producer-props bootstrap.servers=$CLUSTER acks=1 batch.size=16384 linger.ms=0 --topic Topic-02 --num-records $N --record-size 1024 --throughput 102400",
+			ourN: 50000, javaN: 5000, topic: "Topic-02", cluster: true, partitions: 3, replicas: 3,
+		},
+		// Seed 004 (Volcengine, Kafka 2.2.2 tools), the default endpoint:
+		// one broker here.
+		{
+			name: "seed004",
+			seed: "--topic topic-1 --num-records 100000 --throughput 20000 --record-size 1000 --producer-props bootstrap.servers=kafka-xxxc5y.kafka.ivolces.com:9092",
+			ourN: 20000, javaN: 10000, topic: "topic-1", partitions: 3, replicas: 1,
+		},
+		// The same with 4.2's --bootstrap-server and --command-property.
+		{
+			name: "seed004 4.x spellings",
+			args: "--topic topic-1 --num-records $N --throughput 20000 --record-size 1000 --bootstrap-server $SINGLE --command-property acks=1",
+			ourN: 20000, javaN: 10000, topic: "topic-1", partitions: 3, replicas: 1,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.args == "" {
+				tc.args = seedLocal(tc.seed, tc.cluster)
+			}
+			tc.java = "java:producer"
+			k.runProducerCase(t, tc)
+		})
+	}
+}
+
+// ensureRecords makes sure topic on the single broker holds at least n
+// records, producing the missing ones with ours.
+func (k *kafkaTools) ensureRecords(t *testing.T, topic string, n int, size int) {
+	t.Helper()
+	single := []string{k.env.Bootstrap}
+	if have := endOffsets(t, single, topic) - sumOffsets(t, single, topic, sarama.OffsetOldest); have >= int64(n) {
+		return
+	}
+	r := runKafka(t, kafkaRunTimeout, k.argv("producer", []string{"--topic", topic, "--num-records", strconv.Itoa(n),
+		"--record-size", strconv.Itoa(size), "--throughput", "-1", "--bootstrap-server", k.env.Bootstrap}))
+	if r.rc != 0 {
+		t.Fatalf("filling %s: rc %d\n%s%s", topic, r.rc, r.stdout, r.stderr)
+	}
+}
+
+func TestCompatKafkaConsumerSeeds(t *testing.T) {
+	k := newKafkaTools(t)
+	requireTopic(t, []string{k.env.Bootstrap}, k.env.SeedTopic, 3, 1)
+	const n = 20000
+	k.ensureRecords(t, k.env.SeedTopic, 2*n, 1000)
+	const seed = "--topic topic-1 --fetch-size 1048576 --messages 100000 --group group-1 --broker-list kafka-xxxc5y.kafka.ivolces.com:9092"
+	tests := []kafkaCase{
+		// Seed 004 verbatim: --broker-list is gone in 4.0, so the reference is
+		// 3.9; ours prints 4.2's deprecation warning for --messages.
+		{name: "seed004 3.9", seed: seed, java: "java:consumer39", oursOnly: []string{messagesNotice}},
+		// The same with 4.x's --bootstrap-server, still with --messages.
+		{
+			name: "seed004 --bootstrap-server --messages",
+			args: "--topic topic-1 --fetch-size 1048576 --messages $N --group $GROUP --bootstrap-server $SINGLE",
+		},
+		{
+			name: "seed004 4.x spellings",
+			args: "--topic topic-1 --fetch-size 1048576 --num-records $N --group $GROUP --bootstrap-server $SINGLE",
+		},
+		{
+			name: "show-detailed-stats", detailed: true,
+			args: "--topic topic-1 --fetch-size 1048576 --num-records $N --group $GROUP --bootstrap-server $SINGLE --show-detailed-stats --reporting-interval 10",
+		},
+		{name: "hide-header", args: "--topic topic-1 --num-records $N --bootstrap-server $SINGLE --hide-header"},
+		{name: "date-format", args: "--topic topic-1 --num-records $N --bootstrap-server $SINGLE --date-format " + englishDateFormat},
+		{
+			name: "detailed hide-header date-format", detailed: true,
+			args: "--topic topic-1 --num-records $N --bootstrap-server $SINGLE --show-detailed-stats --reporting-interval 10 --hide-header --date-format " + englishDateFormat,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.args == "" {
+				tc.args = seedLocal(tc.seed, false)
+			}
+			if tc.java == "" {
+				tc.java = "java:consumer"
+			}
+			tc.ourN, tc.javaN = n, n
+			j := runKafka(t, kafkaRunTimeout, k.argv(tc.java, splitKafkaArgs(t, tc.args, k.vars(n, ""))))
+			o := runKafka(t, kafkaRunTimeout, k.argv("consumer", splitKafkaArgs(t, tc.args, k.vars(n, ""))))
+			_, oo := compareKafkaRuns(t, tc, j, o)
+			wantHeader := consumerHeaderLine
+			if strings.Contains(tc.args, "--show-detailed-stats") {
+				wantHeader = detailedHeaderLine
+			}
+			hasHeader := false
+			for _, l := range oo.raw {
+				hasHeader = hasHeader || l == wantHeader
+			}
+			if hide := strings.Contains(tc.args, "--hide-header"); hasHeader == hide {
+				t.Errorf("ours: header present %v with --hide-header %v", hasHeader, hide)
+			}
+			if strings.Contains(tc.args, "--show-detailed-stats") {
+				return
+			}
+			f, ok := consumerSummary(oo.raw)
+			if !ok {
+				t.Fatalf("ours printed no summary line:\n%s", o.stdout)
+			}
+			// The topic holds more than n records: at least n are read (the
+			// last poll's whole batch counts, so maybe more).
+			if got, _ := strconv.ParseInt(f[2], 10, 64); got < n {
+				t.Errorf("ours: data.consumed.in.nMsg %d < %d", got, n)
+			}
+		})
+	}
+}
+
+// TestCompatKafkaCounts checks that the numbers are exact on a fresh topic:
+// the end offsets grow by the records the producer reports sent, and the
+// consumer reports what the topic holds, in records and in MB.
+func TestCompatKafkaCounts(t *testing.T) {
+	k := newKafkaTools(t)
+	single := []string{k.env.Bootstrap}
+	topic := createTopic(t, single, "counts", 3, 1, nil)
+	const n, size = 30000, 700
+	r := runKafka(t, kafkaRunTimeout, k.argv("producer", []string{"--topic", topic, "--num-records", strconv.Itoa(n),
+		"--record-size", strconv.Itoa(size), "--throughput", "-1", "--bootstrap-server", k.env.Bootstrap}))
+	if r.rc != 0 {
+		t.Fatalf("producer rc %d\n%s%s", r.rc, r.stdout, r.stderr)
+	}
+	sent, ok := finalSent(t, shapes.Lines(r.stdout))
+	if !ok || sent != n {
+		t.Fatalf("producer sent %d (final line found: %v), want %d\n%s%s", sent, ok, n, r.stdout, r.stderr)
+	}
+	if got := endOffsets(t, single, topic); got != n {
+		t.Fatalf("end offsets of %s sum to %d after sending %d", topic, got, n)
+	}
+	wantMB := strconv.FormatFloat(float64(n*size)/1048576, 'f', 4, 64)
+
+	tests := []struct {
+		name    string
+		args    string
+		timeout bool // asks for more than the topic holds
+	}{
+		{name: "exact", args: "--bootstrap-server $SINGLE --topic $TOPIC --num-records $N"},
+		{name: "messages", args: "--bootstrap-server $SINGLE --topic $TOPIC --messages $N"},
+		{name: "timeout", args: "--bootstrap-server $SINGLE --topic $TOPIC --num-records $N --timeout 3000", timeout: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			want := n
+			if tc.timeout {
+				want = n + 1
+			}
+			j := runKafka(t, kafkaRunTimeout, k.argv("java:consumer", splitKafkaArgs(t, tc.args, k.vars(want, topic))))
+			o := runKafka(t, kafkaRunTimeout, k.argv("consumer", splitKafkaArgs(t, tc.args, k.vars(want, topic))))
+			jo, oo := compareKafkaRuns(t, kafkaCase{name: tc.name}, j, o)
+			for _, side := range []struct {
+				tool string
+				out  kafkaOutput
+				fail func(string, ...any)
+			}{{"Java", jo, t.Logf}, {"ours", oo, t.Errorf}} {
+				f, ok := consumerSummary(side.out.raw)
+				if !ok {
+					side.fail("%s printed no summary line", side.tool)
+					continue
+				}
+				if f[2] != strconv.Itoa(n) {
+					side.fail("%s: data.consumed.in.nMsg %s, want %d", side.tool, f[2], n)
+				}
+				if f[0] != wantMB {
+					side.fail("%s: data.consumed.in.MB %s, want %s (%d x %d bytes)", side.tool, f[0], wantMB, n, size)
+				}
+			}
+			warned := false
+			for _, l := range oo.raw {
+				warned = warned || strings.HasPrefix(l, "WARNING: Exiting before consuming the expected number of records: timeout (3000 ms) exceeded.")
+			}
+			if warned != tc.timeout {
+				t.Errorf("ours: timeout warning %v, want %v", warned, tc.timeout)
+			}
+		})
+	}
+}
+
+// ---- errors, help, version --------------------------------------------------
+
+// stderrCheck says how the stderr of an error case is compared.
+type stderrCheck int
+
+const (
+	stderrEqual     stderrCheck = iota // every line, byte for byte (log4j lines left out)
+	stderrFirstLine                    // the first line: Java follows it with a stack trace
+	stderrJoptHelp                     // the first line, then the jopt-simple help table row by row
+)
+
+// joptByDesign are the consumer's help rows that differ from 4.4's on
+// purpose: ours also takes 3.9's options, so --bootstrap-server is
+// "REQUIRED unless --broker-list" and three more rows appear.
+var (
+	joptChanged = map[string]bool{"bootstrap-server": true}
+	joptExtra   = map[string]bool{"broker-list": true, "threads": true, "num-fetch-threads": true}
+	joptRowRe   = regexp.MustCompile(`^--([a-z][a-z0-9.-]*)`)
+)
+
+// joptRows splits a jopt-simple help table (after the message line) into
+// the header and a row per option, each line with its padding removed.
+func joptRows(lines []string) (header []string, rows map[string][]string, order []string) {
+	rows = map[string][]string{}
+	cur := ""
+	for _, l := range lines {
+		trimmed := strings.TrimRight(l, " ")
+		if m := joptRowRe.FindStringSubmatch(l); m != nil {
+			cur = m[1]
+			order = append(order, cur)
+		}
+		if cur == "" {
+			header = append(header, trimmed)
+			continue
+		}
+		rows[cur] = append(rows[cur], trimmed)
+	}
+	return header, rows, order
+}
+
+// compareJoptHelp compares the consumer's help tables: the padding width,
+// the header, and every row both have.
+func compareJoptHelp(t *testing.T, j, o []string) {
+	t.Helper()
+	width := func(lines []string) int {
+		w := 0
+		for _, l := range lines {
+			w = max(w, len(l))
+		}
+		return w
+	}
+	if len(j) < 2 || len(o) < 2 {
+		t.Errorf("help table missing: Java %d lines, ours %d", len(j), len(o))
+		return
+	}
+	if jw, ow := width(j[1:]), width(o[1:]); jw != ow {
+		t.Errorf("help table lines padded to %d columns, Java %d (e.g. ours %q, Java %q)", ow, jw, o[1], j[1])
+	}
+	jh, jr, jorder := joptRows(j[1:])
+	oh, or, oorder := joptRows(o[1:])
+	if d := shapes.Diff(jh, oh); d != "" {
+		t.Errorf("help table header differs (trailing spaces removed):\n%s", d)
+	}
+	for _, name := range jorder {
+		if joptChanged[name] {
+			continue
+		}
+		orow, ok := or[name]
+		if !ok {
+			t.Errorf("help: ours has no --%s row", name)
+			continue
+		}
+		if d := shapes.Diff(kafkaMasker.MaskLines(jr[name]), kafkaMasker.MaskLines(orow)); d != "" {
+			t.Errorf("help: --%s row differs (trailing spaces removed):\n%s", name, d)
+		}
+	}
+	for _, name := range oorder {
+		if _, ok := jr[name]; !ok && !joptExtra[name] {
+			t.Errorf("help: ours has an extra --%s row", name)
+		}
+	}
+}
+
+func TestCompatKafkaErrors(t *testing.T) {
+	k := newKafkaTools(t)
+	const props = "--producer-props bootstrap.servers=$SINGLE"
+	tests := []struct {
+		name   string
+		java   string // the Java tool; ours is the same kind
+		args   string
+		rc     int
+		stderr stderrCheck
+		// shapeOnly compares stdout masked (a version), not byte for byte.
+		shapeOnly bool
+	}{
+		// Producer (argparse4j): usage and message on stderr, exit 1.
+		{name: "producer missing --throughput", java: "producer", args: "--topic t --num-records 10 --record-size 10 " + props, rc: 1},
+		{name: "producer missing everything", java: "producer", args: "--record-size 10", rc: 1},
+		{name: "producer missing payload", java: "producer", args: "--topic t --num-records 10 --throughput -1 " + props, rc: 1},
+		{name: "producer bad prop", java: "producer", args: "--producer-props a --topic t --num-records 10 --record-size 10 --throughput -1", rc: 1, stderr: stderrFirstLine},
+		{name: "producer prop with =", java: "producer", args: "--producer-props bootstrap.servers=$SINGLE sasl.jaas.config=a=b --topic t --num-records 10 --record-size 10 --throughput -1", rc: 1, stderr: stderrFirstLine},
+		{name: "producer ambiguous prefix", java: "producer", args: "--producer x --topic t --num-records 10 --record-size 10 --throughput -1", rc: 1},
+		{name: "producer --num abc", java: "producer", args: "--num abc --topic t --record-size 10 --throughput -1 " + props, rc: 1},
+		{name: "producer unknown option did you mean", java: "producer", args: "--topicc t --num-records 10 --record-size 10 --throughput -1 " + props, rc: 1},
+		{name: "producer unknown option far", java: "producer", args: "--zzzzzzzzzzzz --topic t --num-records 10 --record-size 10 --throughput -1 " + props, rc: 1},
+		{name: "producer --help", java: "producer", args: "--help", rc: 1},
+		{name: "producer -h after options", java: "producer", args: "--topic t -h", rc: 1},
+		{name: "producer no args", java: "producer", args: "", rc: 0},
+		{name: "producer --num-records 0", java: "producer", args: "--topic t --num-records 0 --record-size 10 --throughput -1 " + props, rc: 1},
+		{name: "producer --record-size 0", java: "producer", args: "--topic t --num-records 10 --record-size 0 --throughput -1 " + props, rc: 1},
+		{name: "producer warmup = num-records", java: "producer", args: "--topic t --num-records 10 --warmup-records 10 --record-size 10 --throughput -1 " + props, rc: 1},
+		{name: "producer warmup > num-records", java: "producer", args: "--topic t --num-records 10 --warmup-records 11 --record-size 10 --throughput -1 " + props, rc: 1},
+		{name: "producer throughput -1.5", java: "producer", args: "--topic t --num-records 10 --record-size 10 --throughput -1.5 " + props, rc: 1},
+		{name: "producer record-size and payload-file", java: "producer", args: "--topic t --num-records 10 --record-size 10 --payload-file /nonexistent --throughput -1 " + props, rc: 1},
+
+		// Consumer (jopt-simple): message, then the help table, on stderr.
+		{name: "consumer no args", java: "consumer", args: "", rc: 1, stderr: stderrJoptHelp},
+		{name: "consumer --help", java: "consumer", args: "--help", rc: 1, stderr: stderrJoptHelp},
+		{name: "consumer unknown option", java: "consumer", args: "--bootstrap-server $SINGLE --topic t --num-records 10 --foo", rc: 1, stderr: stderrJoptHelp},
+		{name: "consumer missing argument", java: "consumer", args: "--bootstrap-server $SINGLE --topic t --num-records", rc: 1, stderr: stderrJoptHelp},
+		{name: "consumer --version", java: "consumer", args: "--version", rc: 0, shapeOnly: true},
+		{name: "consumer neither messages nor num-records", java: "consumer", args: "--bootstrap-server $SINGLE --topic t", rc: 1, stderr: stderrJoptHelp},
+		{name: "consumer messages and num-records", java: "consumer", args: "--bootstrap-server $SINGLE --topic t --messages 10 --num-records 10", rc: 1, stderr: stderrJoptHelp},
+		{name: "consumer neither topic nor include", java: "consumer", args: "--bootstrap-server $SINGLE --num-records 10", rc: 1, stderr: stderrJoptHelp},
+		{name: "consumer bad number", java: "consumer", args: "--bootstrap-server $SINGLE --topic t --num-records abc", rc: 1, stderr: stderrFirstLine},
+		// The seeds' host names do not resolve here: the Java clients fail
+		// at construction.
+		{name: "producer unresolvable bootstrap server", java: "producer", args: "--topic t --num-records 10 --record-size 10 --throughput -1 --bootstrap-server kafka-xxxc5y.kafka.ivolces.com:9092 --command-property max.block.ms=3000", rc: 1, stderr: stderrFirstLine},
+		{name: "consumer unresolvable bootstrap server", java: "consumer", args: "--topic t --num-records 10 --bootstrap-server kafka-xxxc5y.kafka.ivolces.com:9092", rc: 1, stderr: stderrFirstLine},
+		{name: "consumer reporting interval 0", java: "consumer", args: "--bootstrap-server $SINGLE --topic t --num-records 10 --reporting-interval 0", rc: 1, stderr: stderrFirstLine},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			args := splitKafkaArgs(t, tc.args, k.vars(0, ""))
+			j := runKafka(t, kafkaRunTimeout, k.argv("java:"+tc.java, args))
+			o := runKafka(t, kafkaRunTimeout, k.argv(tc.java, args))
+			if j.rc != tc.rc || o.rc != tc.rc {
+				t.Errorf("exit code: Java %d, ours %d, want %d", j.rc, o.rc, tc.rc)
+			}
+			if tc.shapeOnly {
+				if d := shapes.Diff(kafkaMasker.MaskLines(shapes.Lines(j.stdout)), kafkaMasker.MaskLines(shapes.Lines(o.stdout))); d != "" {
+					t.Errorf("stdout shapes differ (want Java, got ours):\n%s", d)
+				}
+			} else if j.stdout != o.stdout {
+				t.Errorf("stdout differs (want Java, got ours):\n%s\nJava: %q\nours: %q",
+					shapes.Diff(shapes.Lines(j.stdout), shapes.Lines(o.stdout)), j.stdout, o.stdout)
+			}
+			js, ourErr := javaStderr(j.stderr), shapes.Lines(o.stderr)
+			switch tc.stderr {
+			case stderrEqual:
+				if d := shapes.Diff(js, ourErr); d != "" {
+					t.Errorf("stderr differs (want Java, got ours):\n%s", d)
+				}
+			case stderrFirstLine, stderrJoptHelp:
+				if first(js) != first(ourErr) {
+					t.Errorf("first stderr line: Java %q, ours %q", first(js), first(ourErr))
+				}
+				if tc.stderr == stderrFirstLine && len(ourErr) != 1 {
+					t.Errorf("ours printed %d stderr lines, want only the exception line:\n%s", len(ourErr), o.stderr)
+				}
+				if tc.stderr == stderrJoptHelp {
+					compareJoptHelp(t, js, ourErr)
+				}
+			}
+		})
+	}
+}
+
+func first(lines []string) string {
+	if len(lines) == 0 {
+		return ""
+	}
+	return lines[0]
+}
+
+// ---- faults -----------------------------------------------------------------
+
+// TestCompatKafkaZFaults (Z: Go runs the tests in file order, and this one
+// stops a broker, so it comes last) checks an unreachable bootstrap server
+// and a broker stopped in the middle of a run; the broker is started again
+// and the cluster's topics are back in sync before the test ends.
+func TestCompatKafkaZFaults(t *testing.T) {
+	k := newKafkaTools(t)
+
+	t.Run("unreachable bootstrap server", func(t *testing.T) {
+		port := closedPort(t)
+		args := []string{"--topic", "t", "--num-records", "10", "--record-size", "10", "--throughput", "-1",
+			"--bootstrap-server", "127.0.0.1:" + port, "--command-property", "max.block.ms=3000"}
+		o := runKafka(t, 30*time.Second, k.argv("producer", args))
+		lines := shapes.Lines(o.stderr)
+		t.Logf("ours: rc %d in %v, stdout %q, stderr %q", o.rc, o.elapsed.Round(time.Millisecond), o.stdout, o.stderr)
+		if o.rc == 0 {
+			t.Errorf("exit code 0, want non-zero")
+		}
+		if len(lines) != 1 || strings.TrimSpace(lines[0]) == "" {
+			t.Errorf("stderr has %d lines, want one clear line: %q", len(lines), o.stderr)
+		}
+		if o.elapsed >= 10*time.Second || o.elapsed < 2500*time.Millisecond {
+			t.Errorf("ended after %v, want about max.block.ms=3000 (and < 10 s)", o.elapsed)
+		}
+	})
+
+	// A broker stopped 2 s into an 8 s run at --throughput 2000, on a
+	// topic with 3 replicas: with SIGTERM (a controlled shutdown, as
+	// scripts/services stop does) the leaders move and the client retries;
+	// with SIGKILL and short request and delivery timeouts records fail
+	// while the partitions it led have no leader. Either way the run ends
+	// with its summary, every record is counted once, as sent or as a
+	// failure, and the topic holds what was reported sent.
+	//
+	// With the default delivery.timeout.ms (120 s) the Java producer
+	// retries every record until the partition has a new leader (about
+	// 10 s after a kill) and its close() waits for them all: every record
+	// is delivered (allDelivered).
+	for _, v := range []struct {
+		name         string
+		sig          syscall.Signal
+		props        []string
+		allDelivered bool
+		// deliveryTimeout: no record completes later than this after its
+		// send (the Java producer expires it instead), plus 1 s of slack.
+		deliveryTimeout time.Duration
+	}{
+		{name: "broker stopped mid-run", sig: syscall.SIGTERM, allDelivered: true},
+		{name: "broker killed mid-run", sig: syscall.SIGKILL, allDelivered: true},
+		{name: "broker killed mid-run short timeouts", sig: syscall.SIGKILL, props: []string{"--command-property", "request.timeout.ms=1500", "delivery.timeout.ms=3000"}, deliveryTimeout: 3 * time.Second},
+	} {
+		sig := v.sig
+		t.Run(v.name, func(t *testing.T) {
+			cluster := k.env.ClusterAddrs
+			topic := createTopic(t, cluster, "fault", 3, 3, nil)
+			const n, rate = 16000, 2000 // 8 s
+			before := endOffsets(t, cluster, topic)
+
+			// The broker that leads partition 0.
+			client, err := sarama.NewClient(cluster, saramaConfig())
+			if err != nil {
+				t.Fatal(err)
+			}
+			leader, err := client.Leader(topic, 0)
+			client.Close()
+			if err != nil {
+				t.Fatalf("leader of %s-0: %v", topic, err)
+			}
+			node := fmt.Sprintf("cluster-%d", leader.ID())
+
+			ctx, cancel := context.WithTimeout(context.Background(), kafkaRunTimeout)
+			defer cancel()
+			argv := k.argv("producer", append([]string{"--topic", topic, "--num-records", strconv.Itoa(n), "--record-size", "512",
+				"--throughput", strconv.Itoa(rate), "--bootstrap-server", k.env.ClusterBootstrap}, v.props...))
+			cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+			cmd.Env = append(os.Environ(), "COLUMNS=80", "PERFCLONES_DEBUG=1")
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			start := time.Now()
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(2 * time.Second)
+			stopBroker(t, node, sig)
+			t.Logf("sent %v to %s (leader of %s-0) %v into the run", sig, node, topic, time.Since(start).Round(time.Millisecond))
+			err = cmd.Wait()
+			elapsed := time.Since(start)
+			rc := 0
+			var exitErr *exec.ExitError
+			if errors.As(err, &exitErr) {
+				rc = exitErr.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("ours: rc %d in %v\nstdout:\n%s", rc, elapsed.Round(time.Millisecond), stdout.String())
+			failures := 0
+			kinds := map[string]int{}
+			for _, l := range shapes.Lines(stderr.String()) {
+				if exceptionLineRe.MatchString(l) {
+					failures++
+					kinds[kafkaMasker.Mask(l)]++
+				} else {
+					t.Logf("stderr: %s", l)
+				}
+			}
+			for l, c := range kinds {
+				t.Logf("stderr: %d x %s", c, l)
+				// A Java exception's message, not the Go client's ("kafka: ...").
+				if strings.Contains(l, ": kafka: ") {
+					t.Errorf("failure line is not one the Java tool prints (sarama's text): %d x %q", c, l)
+				}
+			}
+			if v.allDelivered && failures > 0 {
+				t.Errorf("%d records failed; with delivery.timeout.ms=120000 the Java producer retries them until the new leader takes them, and close() waits", failures)
+			}
+			if rc != 0 {
+				t.Errorf("exit code %d, want 0", rc)
+			}
+			out := shapes.Lines(stdout.String())
+			sent, ok := finalSent(t, out)
+			if !ok || kafkaMasker.Mask(lastLine(out)) != producerFinalShape {
+				t.Fatalf("the run did not end with its final line:\n%s", stdout.String())
+			}
+			if v.deliveryTimeout > 0 {
+				// "..., X ms avg latency, Y ms max latency, ..."
+				f := strings.Split(lastLine(out), ", ")
+				maxMs, err := strconv.ParseFloat(strings.TrimSuffix(f[3], " ms max latency"), 64)
+				if err != nil {
+					t.Fatalf("max latency of %q: %v", lastLine(out), err)
+				}
+				if limit := v.deliveryTimeout + time.Second; time.Duration(maxMs*float64(time.Millisecond)) > limit {
+					t.Errorf("max latency %.0f ms with delivery.timeout.ms=%d: a record acknowledged after its delivery timeout (the Java producer expires it with a TimeoutException)",
+						maxMs, v.deliveryTimeout.Milliseconds())
+				}
+			}
+			if sent+int64(failures) != n {
+				t.Errorf("sent %d + failures %d = %d, want --num-records %d", sent, failures, sent+int64(failures), n)
+			}
+			// A record whose request was in flight when the broker died has
+			// an unknown outcome: it may be in the log although its
+			// delivery timed out. With SIGTERM nothing is lost in flight.
+			grew := endOffsetsGrowth(t, cluster, topic, before, sent)
+			switch {
+			case sig == syscall.SIGTERM && grew != sent:
+				t.Errorf("end offsets grew by %d, ours reported %d sent", grew, sent)
+			case grew < sent || grew > sent+int64(failures):
+				t.Errorf("end offsets grew by %d, ours reported %d sent and %d failed", grew, sent, failures)
+			default:
+				t.Logf("end offsets grew by %d: %d sent, %d failed", grew, sent, failures)
+			}
+		})
+	}
+}
+
+// brokerPids are the pids of the JVMs running a node of the local cluster,
+// found by the node's config path (scripts/lib/kafka.sh starts each node as
+// `java ... kafka.Kafka .services/kafka/<node>/server.properties`).
+func brokerPids(t *testing.T, node string) []int {
+	t.Helper()
+	root, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(root, ".services", "kafka", node, "server.properties")
+	out, err := exec.Command("pgrep", "-f", "--", "kafka\\.Kafka "+regexp.QuoteMeta(cfg)+"$").Output()
+	var exitErr *exec.ExitError
+	if err != nil && !(errors.As(err, &exitErr) && exitErr.ExitCode() == 1) {
+		t.Fatalf("pgrep: %v", err)
+	}
+	var pids []int
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		if pid, err := strconv.Atoi(strings.TrimSpace(sc.Text())); err == nil {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// stopBroker sends sig to node's JVM and returns at once (the run goes on
+// in its own process). A cleanup waits until the JVM is gone, starts it
+// again with scripts/services and waits until the cluster's topics are
+// fully replicated again.
+func stopBroker(t *testing.T, node string, sig syscall.Signal) {
+	t.Helper()
+	pids := brokerPids(t, node)
+	if len(pids) != 1 {
+		t.Fatalf("%s: found pids %v, want one", node, pids)
+	}
+	pid := pids[0]
+	t.Cleanup(func() {
+		start := time.Now()
+		for syscall.Kill(pid, 0) == nil {
+			if time.Since(start) > 60*time.Second {
+				t.Errorf("%s (pid %d) still running 60 s after %v; killing it", node, pid, sig)
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+				time.Sleep(2 * time.Second)
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		restartBrokers(t)
+	})
+	if err := syscall.Kill(pid, sig); err != nil {
+		t.Fatalf("kill -%v %d (%s): %v", sig, pid, node, err)
+	}
+}
+
+// restartBrokers starts the stopped node again (scripts/services start kafka
+// starts what is not running, then waits until its topics are fully in sync)
+// and waits for the topics of the cluster.
+func restartBrokers(t *testing.T) {
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join("scripts", "services"), "start", "kafka")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Errorf("scripts/services start kafka: %v\n%s", err, out)
+		return
+	}
+	env := testenv.Kafka(t)
+	for _, topic := range []string{env.Topic3x3, env.Topic3x3ISR2} {
+		waitInSync(t, env.ClusterAddrs, topic, 3, 2*time.Minute)
+	}
+	t.Logf("cluster restored in %v", time.Since(start).Round(time.Millisecond))
+}
