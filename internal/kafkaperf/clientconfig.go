@@ -441,16 +441,24 @@ func (s *clientSettings) applyProducer(largestRecord int) (*producerConfig, erro
 }
 
 // resolvableBootstrap fails as the Java clients do when no bootstrap
-// address resolves: they refuse to be built at all.
-func resolvableBootstrap(addrs []string) error {
+// address resolves: they refuse to be built at all. Each address that does
+// not resolve gets the Java client's warning.
+func resolvableBootstrap(addrs []string, warn func(string)) error {
+	ok := false
 	for _, a := range addrs {
 		host, _, err := net.SplitHostPort(a)
 		if err != nil {
 			continue
 		}
 		if _, err := net.LookupHost(host); err == nil {
-			return nil
+			ok = true
+			continue
 		}
+		warn(fmt.Sprintf("[%s] WARN Couldn't resolve server %s from bootstrap.servers as DNS resolution failed for %s (org.apache.kafka.clients.ClientUtils)",
+			log4jTime(), a, host))
 	}
-	return &configError{"No resolvable bootstrap urls given in bootstrap.servers"}
+	if !ok {
+		return &configError{"No resolvable bootstrap urls given in bootstrap.servers"}
+	}
+	return nil
 }

@@ -312,8 +312,8 @@ func ConsumerMain(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := settings.applyConsumer(o); err != nil {
 		return constructFailed("org.apache.kafka.common.config.ConfigException: " + err.Error())
 	}
-	if err := resolvableBootstrap(settings.bootstrap); err != nil {
-		return constructFailed(err.Error())
+	if err := resolvableBootstrap(settings.bootstrap, errOut.Line); err != nil {
+		return constructFailed("org.apache.kafka.common.config.ConfigException: " + err.Error())
 	}
 	plan := &consumerPlan{
 		include:           o.include,

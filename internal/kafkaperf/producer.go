@@ -359,7 +359,7 @@ func ProducerMain(ctx context.Context, args []string, getenv func(string) string
 	if err != nil {
 		return reportFatal(err, out, errOut)
 	}
-	if err := resolvableBootstrap(settings.bootstrap); err != nil {
+	if err := resolvableBootstrap(settings.bootstrap, errOut.Line); err != nil {
 		return reportFatal(&javaException{class: "org.apache.kafka.common.KafkaException", msg: "Failed to construct kafka producer",
 			cause: "org.apache.kafka.common.config.ConfigException: " + err.Error()}, out, errOut)
 	}
@@ -384,19 +384,17 @@ func ProducerMain(ctx context.Context, args []string, getenv func(string) string
 		out.Line(fmt.Sprintf("Warmup first %d records. Steady state results will print after the complete test summary.", o.warmupRecords))
 	}
 	run := &producerRun{
-		plan:     plan,
-		producer: producer,
-		clock:    clock,
-		out:      out.Line,
-		errOut:   errOut.Line,
-		keys:     keys,
+		plan:            plan,
+		deliveryTimeout: pc.deliveryTimeout,
+		producer:        producer,
+		clock:           clock,
+		out:             out.Line,
+		errOut:          errOut.Line,
+		keys:            keys,
 	}
 	run.stats = newProducerStats(o.numRecords, o.reportingInterval, clock, out.Line)
 	if err := run.run(ctx, pc); err != nil {
 		errOut.Line(javaClientError(err))
-	}
-	if getenv("PERFCLONES_DEBUG") != "" {
-		errOut.Line(fmt.Sprintf("debug: sent=%d acked=%d failed=%d", run.sent.Load(), run.acked.Load(), run.failed.Load()))
 	}
 	out.Line(run.stats.totalLine())
 	if s := run.steadyStats.Load(); s != nil {

@@ -81,6 +81,57 @@ type sendStart struct {
 	ms     int64
 	bytes  int64
 	steady bool // sent at or after the warm-up records
+	// state is pending until the record completes, or expires first
+	// (delivery.timeout.ms); whichever comes first counts it.
+	state atomic.Int32
+}
+
+const (
+	recordPending int32 = iota
+	recordCompleted
+	recordExpired
+)
+
+// inFlight is the records sent and not yet completed, oldest first, so
+// that the expiry watchdog only looks at the head. Records are appended in
+// send order, which is also the order of their deadlines.
+type inFlight struct {
+	mu      sync.Mutex
+	records []*sendStart
+	head    int
+}
+
+func (f *inFlight) push(s *sendStart) {
+	f.mu.Lock()
+	f.records = append(f.records, s)
+	f.mu.Unlock()
+}
+
+// expire marks pending records sent before cutoffMs as expired and returns
+// them; completed ones at the head are dropped on the way.
+func (f *inFlight) expire(cutoffMs int64) []*sendStart {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var expired []*sendStart
+	for f.head < len(f.records) {
+		s := f.records[f.head]
+		if s.state.Load() == recordPending {
+			if s.ms >= cutoffMs {
+				break
+			}
+			if !s.state.CompareAndSwap(recordPending, recordExpired) {
+				continue // completed just now; look at it again
+			}
+			expired = append(expired, s)
+		}
+		f.records[f.head] = nil
+		f.head++
+	}
+	if f.head > 4096 && f.head*2 > len(f.records) {
+		f.records = append(f.records[:0], f.records[f.head:]...)
+		f.head = 0
+	}
+	return expired
 }
 
 // producerRun holds the counters of one run; sent = acked + failed at the end.
@@ -94,6 +145,9 @@ type producerRun struct {
 
 	stats       *producerStats
 	steadyStats atomic.Pointer[producerStats]
+
+	deliveryTimeout time.Duration
+	inFlight        inFlight
 
 	sent, acked, failed atomic.Int64
 }
@@ -115,6 +169,33 @@ func (r *producerRun) run(ctx context.Context, pc *producerConfig) error {
 		for perr := range r.producer.Errors() {
 			r.complete(perr.Msg, perr.Err)
 		}
+	}()
+
+	// Java fails a record whose delivery.timeout.ms passes before it is
+	// acknowledged; sarama has no such deadline, so a watchdog expires
+	// records here and their late completions are ignored.
+	stopWatchdog := make(chan struct{})
+	watchdogDone := make(chan struct{})
+	go func() {
+		defer close(watchdogDone)
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stopWatchdog:
+				return
+			case <-tick.C:
+				for _, s := range r.inFlight.expire(r.clock() - r.deliveryTimeout.Milliseconds()) {
+					r.failed.Add(1)
+					r.errOut(fmt.Sprintf("org.apache.kafka.common.errors.TimeoutException: Expiring 1 record(s) for %s: %d ms has passed since the record was sent",
+						r.plan.topic, r.clock()-s.ms))
+				}
+			}
+		}
+	}()
+	defer func() {
+		close(stopWatchdog)
+		<-watchdogDone
 	}()
 
 	plan := r.plan
@@ -154,13 +235,15 @@ func (r *producerRun) run(ctx context.Context, pc *producerConfig) error {
 			r.errOut(fmt.Sprintf("org.apache.kafka.common.errors.RecordTooLargeException: The message is %d bytes when serialized which is larger than %d, which is the value of the max.request.size configuration.", size, pc.maxRequestSize))
 			continue
 		}
+		meta := &sendStart{ms: start, bytes: int64(len(value)), steady: plan.warmupRecords > 0 && i >= plan.warmupRecords}
 		msg := &sarama.ProducerMessage{
 			Topic:    plan.topic,
 			Key:      r.keys.key(i),
 			Value:    sarama.ByteEncoder(value),
-			Metadata: &sendStart{ms: start, bytes: int64(len(value)), steady: plan.warmupRecords > 0 && i >= plan.warmupRecords},
+			Metadata: meta,
 		}
 		r.sent.Add(1)
+		r.inFlight.push(meta)
 		select {
 		case input <- msg:
 		default:
@@ -220,6 +303,9 @@ var errBufferExhausted = errors.New("org.apache.kafka.common.errors.TimeoutExcep
 // a failure prints the exception on stderr, as the original's callback does.
 func (r *producerRun) complete(msg *sarama.ProducerMessage, err error) {
 	start, _ := msg.Metadata.(*sendStart)
+	if !start.state.CompareAndSwap(recordPending, recordCompleted) {
+		return // already counted as expired
+	}
 	if err != nil {
 		r.failed.Add(1)
 		r.errOut(exceptionLine(err))

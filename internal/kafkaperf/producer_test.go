@@ -338,3 +338,28 @@ func TestFormatMetrics(t *testing.T) {
 		t.Errorf("got\n%q\nwant\n%q", got, want)
 	}
 }
+
+func TestInFlightExpiry(t *testing.T) {
+	var f inFlight
+	recs := make([]*sendStart, 5)
+	for i := range recs {
+		recs[i] = &sendStart{ms: int64(i * 100)}
+		f.push(recs[i])
+	}
+	recs[0].state.Store(recordCompleted)
+	recs[2].state.Store(recordCompleted)
+	// Records sent before 250 ms are due: 1 is pending, 0 and 2 are done.
+	got := f.expire(250)
+	if len(got) != 1 || got[0] != recs[1] || recs[1].state.Load() != recordExpired {
+		t.Fatalf("expired %v", got)
+	}
+	if f.head != 3 {
+		t.Errorf("head = %d, want 3 (stops at the first record not yet due)", f.head)
+	}
+	if got := f.expire(250); len(got) != 0 {
+		t.Errorf("expired twice: %v", got)
+	}
+	if got := f.expire(1000); len(got) != 2 {
+		t.Errorf("expired %d of the last two", len(got))
+	}
+}
