@@ -110,25 +110,7 @@ func (k *kafkaTools) argv(tool string, args []string) []string {
 // not end by then fails the test.
 func runKafka(t *testing.T, timeout time.Duration, argv []string) toolRun {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), "COLUMNS=80")
-	cmd.WaitDelay = 5 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	start := time.Now()
-	err := cmd.Run()
-	r := toolRun{stdout: stdout.String(), stderr: stderr.String(), elapsed: time.Since(start)}
-	r.timedOut = err != nil && ctx.Err() != nil
-	var exitErr *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &exitErr):
-		r.rc = exitErr.ExitCode()
-	default:
-		t.Fatalf("%s: %v", strings.Join(argv, " "), err)
-	}
+	r := runCommand(t, argv, timeout, false, "", []string{"COLUMNS=80"})
 	if r.timedOut {
 		t.Fatalf("%s: no exit within %v\nstdout:\n%s\nstderr:\n%s", strings.Join(argv, " "), timeout, r.stdout, r.stderr)
 	}

@@ -97,10 +97,18 @@ type toolRun struct {
 // runs that never end on their own such as -I and -l), otherwise SIGKILL.
 func runTool(t *testing.T, bin string, timeout time.Duration, interrupt bool, stdin string, args []string) toolRun {
 	t.Helper()
+	return runCommand(t, append([]string{bin}, args...), timeout, interrupt, stdin, nil)
+}
+
+// runCommand runs argv with stdin and the extra environment variables for
+// at most timeout (see runTool for what happens then).
+func runCommand(t *testing.T, argv []string, timeout time.Duration, interrupt bool, stdin string, env []string) toolRun {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Stdin = strings.NewReader(stdin)
+	cmd.Env = append(os.Environ(), env...)
 	if interrupt {
 		cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	}
@@ -117,7 +125,7 @@ func runTool(t *testing.T, bin string, timeout time.Duration, interrupt bool, st
 	case errors.As(err, &exitErr):
 		r.rc = exitErr.ExitCode()
 	default:
-		t.Fatalf("%s %s: %v", bin, strings.Join(args, " "), err)
+		t.Fatalf("%s: %v", strings.Join(argv, " "), err)
 	}
 	return r
 }
