@@ -349,8 +349,9 @@ func (s *clientSettings) applyProducer(largestRecord int) (*producerConfig, erro
 		return nil, err
 	}
 	if linger > 0 {
+		// Only the timer flushes; a partition batch that would overflow
+		// batch.size flushes the request at once, as a full batch does in Java.
 		c.Producer.Flush.Frequency = linger
-		c.Producer.Flush.Bytes = int(max(pc.batchSize, 1))
 	}
 	if pc.maxRequestSize, err = s.intValue("max.request.size", 1048576); err != nil {
 		return nil, err

@@ -245,7 +245,8 @@ func TestProducerSettings(t *testing.T) {
 			if c.Producer.RequiredAcks != sarama.WaitForAll || !c.Producer.Idempotent || c.Net.MaxOpenRequests != 1 {
 				t.Errorf("acks=all with idempotence expected, got acks %v idempotent %v", c.Producer.RequiredAcks, c.Producer.Idempotent)
 			}
-			if c.Producer.Flush.Bytes != 16384 || c.Producer.Flush.Frequency.Milliseconds() != 5 || pc.maxBlock.Milliseconds() != 60000 {
+			if c.Producer.Flush.Bytes != 0 || c.Producer.Flush.Frequency.Milliseconds() != 5 || c.Producer.MaxMessageBytes != 16384 ||
+				pc.maxBlock.Milliseconds() != 60000 {
 				t.Errorf("flush %d/%v maxBlock %v", c.Producer.Flush.Bytes, c.Producer.Flush.Frequency, pc.maxBlock)
 			}
 		}, ""},
