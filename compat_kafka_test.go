@@ -35,7 +35,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -49,33 +48,12 @@ import (
 // kafkaRunTimeout bounds every run of either tool.
 const kafkaRunTimeout = 60 * time.Second
 
-var (
-	kafkaBuildOnce sync.Once
-	kafkaBuildErr  error
-)
-
 // kafkaBins are our two binaries.
 type kafkaBins struct{ producer, consumer string }
 
-// ourKafkaTools builds cmd/kafka-producer-perf-test and
-// cmd/kafka-consumer-perf-test once.
 func ourKafkaTools(t *testing.T) kafkaBins {
 	t.Helper()
-	b := kafkaBins{
-		producer: filepath.Join(binDir, "kafka-producer-perf-test"),
-		consumer: filepath.Join(binDir, "kafka-consumer-perf-test"),
-	}
-	kafkaBuildOnce.Do(func() {
-		cmd := exec.Command("go", "build", "-o", binDir+string(filepath.Separator),
-			"./cmd/kafka-producer-perf-test", "./cmd/kafka-consumer-perf-test")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			kafkaBuildErr = fmt.Errorf("go build the kafka tools: %v\n%s", err, out)
-		}
-	})
-	if kafkaBuildErr != nil {
-		t.Fatal(kafkaBuildErr)
-	}
-	return b
+	return kafkaBins{producer: ourTool(t, "kafka-producer-perf-test"), consumer: ourTool(t, "kafka-consumer-perf-test")}
 }
 
 // kafkaTools is what a test runs: ours and the originals.

@@ -3,12 +3,10 @@
 package main
 
 import (
-	"context"
 	"os"
 
+	"github.com/perfclones/perfclones/internal/cli"
 	"github.com/perfclones/perfclones/internal/kafkaperf"
 )
 
-func main() {
-	os.Exit(kafkaperf.ConsumerMain(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
-}
+func main() { cli.Process(kafkaperf.ConsumerTool, os.Args[1:]) }

@@ -3,12 +3,10 @@
 package main
 
 import (
-	"context"
 	"os"
 
+	"github.com/perfclones/perfclones/internal/cli"
 	"github.com/perfclones/perfclones/internal/kafkaperf"
 )
 
-func main() {
-	os.Exit(kafkaperf.ProducerMain(context.Background(), os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
-}
+func main() { cli.Process(kafkaperf.ProducerTool, os.Args[1:]) }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"regexp"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/IBM/sarama"
 
+	"github.com/perfclones/perfclones/internal/cli"
 	"github.com/perfclones/perfclones/internal/javafmt"
 	"github.com/perfclones/perfclones/internal/javaopts"
 	"github.com/perfclones/perfclones/internal/javaprops"
@@ -274,9 +274,9 @@ const (
 )
 
 // ConsumerMain runs kafka-consumer-perf-test and returns its exit code.
-func ConsumerMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	out := lineout.New(stdout)
-	errOut := lineout.New(stderr)
+func ConsumerMain(ctx context.Context, args []string, sys cli.IO) int {
+	out := lineout.New(sys.Stdout)
+	errOut := lineout.New(sys.Stderr)
 	// The default group is random per run, as in the original, so that
 	// every run reads the topic from the start.
 	group := fmt.Sprintf("perf-consumer-%d", rand.IntN(100000))

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"io"
 	mrand "math/rand/v2"
 	"os"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/IBM/sarama"
 
+	"github.com/perfclones/perfclones/internal/cli"
 	"github.com/perfclones/perfclones/internal/javaopts"
 	"github.com/perfclones/perfclones/internal/javaprops"
 	"github.com/perfclones/perfclones/internal/lineout"
@@ -303,10 +303,10 @@ func readPayloadFile(path, delimiter string, out func(string)) ([][]byte, error)
 
 // ProducerMain runs kafka-producer-perf-test and returns its exit code.
 // getenv supplies COLUMNS, which sets the help's wrap width as in argparse4j.
-func ProducerMain(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
-	out := lineout.New(stdout)
-	errOut := lineout.New(stderr)
-	width := javaopts.FormatWidth(getenv("COLUMNS"))
+func ProducerMain(ctx context.Context, args []string, sys cli.IO) int {
+	out := lineout.New(sys.Stdout)
+	errOut := lineout.New(sys.Stderr)
+	width := javaopts.FormatWidth(sys.Getenv("COLUMNS"))
 	o, err := parseProducerOptions(args, width)
 	if err != nil {
 		return reportFatal(err, out, errOut)

@@ -1,6 +1,8 @@
 package redisbench
 
 import (
+	"github.com/perfclones/perfclones/internal/cli"
+
 	"bytes"
 	"context"
 	"fmt"
@@ -54,7 +56,9 @@ func startPrivateRedis(t *testing.T) (port int, kill func()) {
 func runMain(args ...string) (<-chan int, *bytes.Buffer, *bytes.Buffer) {
 	var stdout, stderr bytes.Buffer
 	done := make(chan int, 1)
-	go func() { done <- Main(context.Background(), args, strings.NewReader(""), &stdout, &stderr) }()
+	go func() {
+		done <- Main(context.Background(), args, cli.IO{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr, Getenv: cli.Env(nil)})
+	}()
 	return done, &stdout, &stderr
 }
 

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfclones/perfclones/internal/cli"
 	"github.com/perfclones/perfclones/internal/lineout"
 )
 
@@ -79,9 +80,10 @@ func (c *msClock) nowMs() int64 { return c.baseUnixMs + time.Since(c.base).Milli
 
 // Main runs redis-benchmark with the given arguments and returns the exit
 // code. stdin is only read for -x.
-func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	out := lineout.New(stdout)
-	errOut := lineout.New(stderr)
+func Main(ctx context.Context, args []string, sys cli.IO) int {
+	stdin := sys.Stdin
+	out := lineout.New(sys.Stdout)
+	errOut := lineout.New(sys.Stderr)
 	o, res := parseOptions(args)
 	for _, w := range res.warnings {
 		errOut.Line(w)

@@ -1,10 +1,6 @@
 package perfclones_test
 
-// End-to-end compatibility tests: build our binaries, run the vendor docs'
-// command lines (the seeds) scaled down, against the local servers that
-// scripts/services starts, beside the original tool on the same server, and
-// compare every output line by its shape (numbers masked, everything else
-// byte for byte) and the exit codes.
+// redis-benchmark's compat tests (the harness is compat_harness_test.go).
 //
 // The original here is Debian's redis-benchmark 7.0.15; our target is 7.4.
 // Where the two versions differ (usage text, the XADD test of the default
@@ -13,18 +9,14 @@ package perfclones_test
 // and say so at the case.
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -38,41 +30,6 @@ import (
 // cannot connect. Our tool gets the same bound.
 const cTimeout = 60 * time.Second
 
-var (
-	binDir    string
-	buildOnce sync.Once
-	buildErr  error
-)
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "perfclones-compat-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binDir = dir
-	code := m.Run()
-	_ = os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-// ourRedisBenchmark builds cmd/redis-benchmark once and returns its path.
-func ourRedisBenchmark(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(binDir, "redis-benchmark")
-	buildOnce.Do(func() {
-		cmd := exec.Command("go", "build", "-o", bin, "./cmd/redis-benchmark")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build ./cmd/redis-benchmark: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return bin
-}
-
 // cRedisBenchmark is the original tool, or "" when it is not installed.
 func cRedisBenchmark() string {
 	if p := os.Getenv("PERF_REDIS_BENCHMARK_C"); p != "" {
@@ -82,52 +39,6 @@ func cRedisBenchmark() string {
 		return p
 	}
 	return ""
-}
-
-// toolRun is the outcome of one run of a tool.
-type toolRun struct {
-	stdout, stderr string
-	rc             int // exit code; -1 when ended by a signal
-	elapsed        time.Duration
-	timedOut       bool // the deadline passed and the process was stopped
-}
-
-// runTool runs bin with args and stdin for at most timeout. When the
-// deadline passes the process gets SIGINT if interrupt is set (Ctrl+C, for
-// runs that never end on their own such as -I and -l), otherwise SIGKILL.
-func runTool(t *testing.T, bin string, timeout time.Duration, interrupt bool, stdin string, args []string) toolRun {
-	t.Helper()
-	return runCommand(t, append([]string{bin}, args...), timeout, interrupt, stdin, nil)
-}
-
-// runCommand runs argv with stdin and the extra environment variables for
-// at most timeout (see runTool for what happens then).
-func runCommand(t *testing.T, argv []string, timeout time.Duration, interrupt bool, stdin string, env []string) toolRun {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Stdin = strings.NewReader(stdin)
-	cmd.Env = append(os.Environ(), env...)
-	if interrupt {
-		cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
-	}
-	cmd.WaitDelay = 5 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	start := time.Now()
-	err := cmd.Run()
-	r := toolRun{stdout: stdout.String(), stderr: stderr.String(), elapsed: time.Since(start)}
-	r.timedOut = err != nil && ctx.Err() != nil
-	var exitErr *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &exitErr):
-		r.rc = exitErr.ExitCode()
-	default:
-		t.Fatalf("%s: %v", strings.Join(argv, " "), err)
-	}
-	return r
 }
 
 // servers are the addresses the command lines of the cases refer to as
@@ -434,7 +345,7 @@ func TestCompatRedisBenchmark(t *testing.T) {
 	if cBin == "" {
 		t.Fatal("the C redis-benchmark is not installed (PERF_REDIS_BENCHMARK_C)")
 	}
-	ours := ourRedisBenchmark(t)
+	ours := ourTool(t, "redis-benchmark")
 
 	tests := []compatCase{
 		// Seed 000 (Huawei DCS): -c 200 -n 10000000 -r 1000000 -d 32 -t set,get.
@@ -842,7 +753,7 @@ func closedPort(t *testing.T) string {
 // is run, must agree on the first line of the stream named by cFirstLine.
 // These cases need no server.
 func TestCompatRedisBenchmarkSpec(t *testing.T) {
-	ours := ourRedisBenchmark(t)
+	ours := ourTool(t, "redis-benchmark")
 	cBin := cRedisBenchmark()
 	port := closedPort(t)
 	tests := []struct {
@@ -936,7 +847,7 @@ func TestCompatRedisBenchmarkForever(t *testing.T) {
 	if cBin == "" {
 		t.Fatal("the C redis-benchmark is not installed (PERF_REDIS_BENCHMARK_C)")
 	}
-	ours := ourRedisBenchmark(t)
+	ours := ourTool(t, "redis-benchmark")
 	runBoth := func(t *testing.T, line string, d time.Duration) (c, o toolRun) {
 		args := expandArgs(t, line, s.vars)
 		c = runTool(t, cBin, d, true, "", args)
