@@ -2,7 +2,9 @@
 // tool's name (a link or a copy named redis-benchmark,
 // kafka-producer-perf-test.sh, ...) it is that tool; otherwise its first
 // argument names the tool: perfclones redis-benchmark -q, or
-// perfclones run --result FILE -- redis-benchmark -q.
+// perfclones run --result FILE -- redis-benchmark -q. perfclones install
+// DIR writes the vendors' layout of the tools' names (each tool declares
+// its entries in its cli.Tool's Layout) around a copy of the binary.
 package main
 
 import (
@@ -22,6 +24,6 @@ var tools = multicall.Set{
 }
 
 func main() {
-	tool := tools.Tool(os.Args[0])
-	cli.Process(tool, os.Args[1:])
+	tool, args := tools.Command(os.Args)
+	cli.Process(tool, args)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/signal"
 	"syscall"
@@ -52,6 +53,39 @@ type Tool struct {
 	// returns from such a signal, the process kills itself with it; a JVM
 	// instead exits with status 128 + the signal's number.
 	DiesBySignal bool
+	// Layout is where the vendor's distribution keeps the tool's names,
+	// so that users' command lines (cd kafka/bin && ./kafka-producer-perf-test.sh
+	// ...) run unchanged from inside the tree `perfclones install` writes
+	// and the dist archive holds. Every tool also gets bin/<Name>.
+	Layout []Entry
+}
+
+// Entry is one name a tool has in its vendor's distribution: a symbolic
+// link to the perfclones binary, a small sh script that runs it, or a
+// directory of files the tool ships.
+type Entry struct {
+	// Path is where the distribution keeps the name, slash-separated and
+	// relative to the top of the tree: "kafka/bin/kafka-producer-perf-test.sh".
+	// A link's base name must be the tool's Name or one of its Aliases,
+	// since that is how the binary knows which tool it is.
+	Path string
+	// Script makes the entry an sh script that runs perfclones with the
+	// tool's Name, Args and then the script's own arguments, instead of a
+	// link. A link serves names that users run directly (./redis-benchmark);
+	// where the original is a script that users also run with sh or bash
+	// (sh producer.sh, bash kafka-producer-perf-test.sh), which cannot read a
+	// binary, it must be a script.
+	Script bool
+	// Args come between the tool's Name and the user's arguments in a
+	// script (a mode, such as "producer").
+	Args []string
+	// Background makes a script start the tool in the background and
+	// return at once with status 0, the output following, as vendor
+	// scripts that end their command with & do.
+	Background bool
+	// Files, when set, makes the entry a directory: the whole of Files is
+	// written under Path (a web page's assets, example specifications).
+	Files fs.FS
 }
 
 // Process runs the tool's Main as the whole process: os.Args, the process's streams
