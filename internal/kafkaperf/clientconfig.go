@@ -4,7 +4,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
-	"math"
 	"net"
 	"os"
 	"regexp"
@@ -74,11 +73,6 @@ func isKnownConfig(k clientKind, key string) bool {
 	}
 	return consumerConfigs[key]
 }
-
-// configError is a setting the Java client would reject when it is built.
-type configError struct{ msg string }
-
-func (e *configError) Error() string { return e.msg }
 
 // clientSettings reads the Java client settings both tools share and
 // returns the sarama configuration they describe plus the bootstrap list.
@@ -291,154 +285,6 @@ func orDefault(s, def string) string {
 		return def
 	}
 	return s
-}
-
-// producerConfig maps the producer settings, with the Java 4.x client's
-// defaults stated explicitly because sarama's differ: acks=all with
-// idempotence, linger.ms=5, batch.size=16384, retries unbounded within
-// delivery.timeout.ms=120000, max.block.ms=60000.
-type producerConfig struct {
-	maxBlock        time.Duration
-	deliveryTimeout time.Duration
-	batchSize       int64
-	maxRequestSize  int64
-	transactionalID string
-}
-
-// recordOverhead bounds what a record adds to its value in a v2 record
-// batch: sarama counts 36 bytes of varints and attributes, and a
-// --key-distribution key adds at most 20 digits.
-const recordOverhead = 64
-
-// applyProducer maps the producer settings. largestRecord is the biggest
-// value the run will send, which sarama needs to know for batch.size.
-func (s *clientSettings) applyProducer(largestRecord int) (*producerConfig, error) {
-	c := s.cfg
-	pc := &producerConfig{}
-	c.Producer.Return.Successes = true
-	c.Producer.Return.Errors = true
-	if _, ok := s.get("client.id"); !ok {
-		c.ClientID = "perf-producer-client"
-	}
-
-	acks, _ := s.get("acks")
-	switch strings.TrimSpace(acks) {
-	case "", "all", "-1":
-		c.Producer.RequiredAcks = sarama.WaitForAll
-	case "1":
-		c.Producer.RequiredAcks = sarama.WaitForLocal
-	case "0":
-		c.Producer.RequiredAcks = sarama.NoResponse
-	default:
-		return nil, &configError{fmt.Sprintf(`Invalid value %s for configuration acks: String must be one of: all, -1, 0, 1`, acks)}
-	}
-	var err error
-	if pc.batchSize, err = s.intValue("batch.size", 16384); err != nil {
-		return nil, err
-	}
-	// Java fills a batch per partition up to batch.size bytes and sends it
-	// when it is full or linger.ms has passed; with linger.ms=0 it sends at
-	// once whatever has gathered while earlier requests were in flight.
-	// sarama caps each partition's batch at Producer.MaxMessageBytes, which
-	// is also its largest accepted record, so the cap is batch.size or one
-	// record of this run, whichever is larger (Java too lets a large record
-	// make a batch of its own). The record limit proper, max.request.size,
-	// is checked before each send.
-	linger, err := s.durationMs("linger.ms", 5)
-	if err != nil {
-		return nil, err
-	}
-	if linger > 0 {
-		// Only the timer flushes; a partition batch that would overflow
-		// batch.size flushes the request at once, as a full batch does in Java.
-		c.Producer.Flush.Frequency = linger
-	}
-	if pc.maxRequestSize, err = s.intValue("max.request.size", 1048576); err != nil {
-		return nil, err
-	}
-	c.Producer.MaxMessageBytes = int(min(max(pc.batchSize, int64(largestRecord+recordOverhead+1)), int64(sarama.MaxRequestSize-1)))
-	c.Producer.Partitioner = newStickyPartitioner(int(pc.batchSize), 0)
-	inflight, err := s.intValue("max.in.flight.requests.per.connection", 5)
-	if err != nil {
-		return nil, err
-	}
-	c.Net.MaxOpenRequests = int(max(inflight, 1))
-	if pc.maxBlock, err = s.durationMs("max.block.ms", 60000); err != nil {
-		return nil, err
-	}
-	if pc.deliveryTimeout, err = s.durationMs("delivery.timeout.ms", 120000); err != nil {
-		return nil, err
-	}
-	reqTimeout, _ := s.durationMs("request.timeout.ms", 30000)
-	c.Producer.Timeout = reqTimeout
-	backoff, _ := s.durationMs("retry.backoff.ms", 100)
-	maxBackoff, err := s.durationMs("retry.backoff.max.ms", 1000)
-	if err != nil {
-		return nil, err
-	}
-	retries, err := s.intValue("retries", math.MaxInt32)
-	if err != nil {
-		return nil, err
-	}
-	// Java retries until delivery.timeout.ms has passed, backing off
-	// exponentially from retry.backoff.ms to retry.backoff.max.ms; sarama
-	// counts retries, so allow as many as that schedule fits in the timeout.
-	backoffFor := func(attempt int) time.Duration {
-		return min(backoff<<min(attempt, 20), max(maxBackoff, backoff))
-	}
-	c.Producer.Retry.BackoffFunc = func(retries, _ int) time.Duration { return backoffFor(retries) }
-	fit, spent := int64(0), time.Duration(0)
-	for spent < pc.deliveryTimeout && fit < math.MaxInt32 {
-		spent += max(backoffFor(int(fit)), time.Millisecond)
-		fit++
-	}
-	c.Producer.Retry.Max = int(min(retries, fit, math.MaxInt32))
-	c.Metadata.Timeout = pc.maxBlock
-	c.Metadata.Retry.Max = int(max(int64(pc.maxBlock/max(backoff, time.Millisecond)), 1))
-
-	switch ct, _ := s.get("compression.type"); strings.TrimSpace(ct) {
-	case "", "none":
-		c.Producer.Compression = sarama.CompressionNone
-	case "gzip":
-		c.Producer.Compression = sarama.CompressionGZIP
-	case "snappy":
-		c.Producer.Compression = sarama.CompressionSnappy
-	case "lz4":
-		c.Producer.Compression = sarama.CompressionLZ4
-	case "zstd":
-		c.Producer.Compression = sarama.CompressionZSTD
-	default:
-		return nil, &configError{fmt.Sprintf("Invalid value %s for configuration compression.type: String must be one of: none, gzip, snappy, lz4, zstd", ct)}
-	}
-	bufferMemory, err := s.intValue("buffer.memory", 33554432)
-	if err != nil {
-		return nil, err
-	}
-	// buffer.memory bounds the records waiting to be sent; sarama bounds its
-	// input channel in messages, so size it for typical small records.
-	c.ChannelBufferSize = int(min(max(bufferMemory/1024, 256), 65536))
-
-	// Idempotence is on by default when acks=all (Java 3.0+); an explicit
-	// acks other than all turns the default off, an explicit true with acks
-	// other than all is an error, as in the Java client.
-	idem, explicit := s.get("enable.idempotence")
-	idempotent := c.Producer.RequiredAcks == sarama.WaitForAll
-	if explicit {
-		idempotent = strings.EqualFold(strings.TrimSpace(idem), "true")
-		if idempotent && c.Producer.RequiredAcks != sarama.WaitForAll {
-			return nil, &configError{"Must set acks to all in order to use the idempotent producer. Otherwise we cannot guarantee idempotence."}
-		}
-	}
-	if id, ok := s.get("transactional.id"); ok && id != "" {
-		pc.transactionalID = id
-	}
-	if idempotent || pc.transactionalID != "" {
-		c.Producer.Idempotent = true
-		// sarama's idempotent producer keeps one request in flight per broker.
-		c.Net.MaxOpenRequests = 1
-		c.Producer.Retry.Max = max(c.Producer.Retry.Max, 1)
-	}
-	return pc, nil
 }
 
 // resolvableBootstrap fails as the Java clients do when no bootstrap

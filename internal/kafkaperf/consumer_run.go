@@ -3,34 +3,24 @@ package kafkaperf
 import (
 	"context"
 	"errors"
-	"regexp"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/IBM/sarama"
-)
 
-// consumerPlan is one consumer run.
-type consumerPlan struct {
-	topics            []string       // explicit topic, or resolved from include
-	include           *regexp.Regexp // --include, matched against the cluster's topics
-	numRecords        int64
-	timeoutMs         int64
-	reportingInterval int64
-	detailed          bool
-}
+	"github.com/perfclones/perfclones/internal/clock"
+)
 
 // consumerRun consumes as a member of the group and keeps the numbers
 // ConsumerPerformance prints. Records are handled on the partition
 // goroutines; the counters they share are atomics.
 type consumerRun struct {
-	plan     *consumerPlan
-	settings *clientSettings
-	groupID  string
-	client   sarama.Client
-	clock    func() int64
-	report   func(detailedLine) // prints a --show-detailed-stats line
+	plan   *consumerPlan
+	client sarama.Client
+	clock  func() int64
+	// reports takes each --show-detailed-stats report to the printer.
+	reports chan<- detailedLine
 
 	// The periodic report's state; nextReportMs lets the partition
 	// goroutines skip the lock until a report is due.
@@ -114,7 +104,7 @@ func (r *consumerRun) maybeReport(now int64) {
 		return
 	}
 	records, bytes, rebalance := r.records.Load(), r.bytes.Load(), r.rebalanceMs.Load()
-	r.report(newDetailedLine(now, r.lastReportMs, bytes, records, bytes-r.lastBytes, records-r.lastRecords, rebalance-r.lastRebalance))
+	r.reports <- newDetailedLine(now, r.lastReportMs, bytes, records, bytes-r.lastBytes, records-r.lastRecords, rebalance-r.lastRebalance)
 	r.lastReportMs, r.lastRecords, r.lastBytes, r.lastRebalance = now, records, bytes, rebalance
 	r.nextReportMs.Store(now + r.plan.reportingInterval)
 }
@@ -135,10 +125,10 @@ func (r *consumerRun) run(ctx context.Context) (timedOut bool, err error) {
 
 	var group sarama.ConsumerGroup
 	for {
-		client, err := sarama.NewClient(r.settings.bootstrap, r.settings.cfg)
+		client, err := sarama.NewClient(r.plan.client.bootstrap, r.plan.client.cfg)
 		if err == nil {
 			r.client = client
-			group, err = sarama.NewConsumerGroupFromClient(r.groupID, client)
+			group, err = sarama.NewConsumerGroupFromClient(r.plan.groupID, client)
 			if err != nil {
 				client.Close()
 				return false, err
@@ -149,7 +139,7 @@ func (r *consumerRun) run(ctx context.Context) (timedOut bool, err error) {
 			r.endMs = r.clock()
 			return true, nil
 		}
-		sleepCtx(ctx, 100*time.Millisecond)
+		_ = clock.Sleep(ctx, 100*time.Millisecond)
 	}
 	defer r.client.Close()
 	defer group.Close()
@@ -162,7 +152,7 @@ func (r *consumerRun) run(ctx context.Context) (timedOut bool, err error) {
 				topics = r.matchingTopics()
 				if len(topics) == 0 {
 					// Nothing matches yet; look again, as a pattern subscription does.
-					sleepCtx(ctx, 100*time.Millisecond)
+					_ = clock.Sleep(ctx, 100*time.Millisecond)
 					continue
 				}
 			}
@@ -230,4 +220,16 @@ func (r *consumerRun) matchingTopics() []string {
 		}
 	}
 	return out
+}
+
+// consumerSnapshot is the run's numbers once it is over, which the summary
+// line and the result file are made from.
+type consumerSnapshot struct {
+	startMs, endMs int64
+	records, bytes int64
+	rebalanceMs    int64
+}
+
+func (r *consumerRun) snapshot() consumerSnapshot {
+	return consumerSnapshot{startMs: r.startMs, endMs: r.endMs, records: r.records.Load(), bytes: r.bytes.Load(), rebalanceMs: r.rebalanceMs.Load()}
 }

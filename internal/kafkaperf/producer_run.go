@@ -4,81 +4,126 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/IBM/sarama"
 
+	"github.com/perfclones/perfclones/internal/clock"
+	"github.com/perfclones/perfclones/internal/latency"
 	"github.com/perfclones/perfclones/internal/throttle"
 )
 
-// producerPlan is one producer run, decided from the options before any
-// record is sent.
-type producerPlan struct {
-	topic             string
-	numRecords        int64
-	warmupRecords     int64
-	throughput        float64 // records/s; negative means unthrottled
-	reportingInterval int64   // ms
-	payloads          payloadSource
-	transactional     bool
-	transactionMs     int64 // commit interval when transactional
-	printMetrics      bool
+// maxLatencySamples bounds the latencies kept for the printed percentiles,
+// as in the original: every sampling-th completion is kept, at most about
+// 500,000.
+const maxLatencySamples = 500000
+
+// Latencies are recorded in microseconds, from 1 µs up to a day (a longer
+// one counts as a day).
+const (
+	histogramLowest  = 1
+	histogramHighest = 24 * 3600 * 1_000_000
+	histogramDigits  = 3
+)
+
+// sendStats is what ProducerPerformance's Stats counts: the whole run, or
+// the steady state after the warm-up records. Only the goroutine that
+// receives acknowledgements writes it (record); the printer reads the
+// window cuts it sends; the totals are read once the run is over.
+type sendStats struct {
+	startMs  int64
+	interval int64 // ms between window lines
+
+	// Totals of the successful sends, in Java's integer milliseconds.
+	count, bytes, totalLatency, maxLatency atomic.Int64
+	// hist holds every acknowledged send's latency in microseconds; rec
+	// is the acknowledging goroutine's recorder.
+	hist *latency.Histogram
+	rec  *latency.Recorder
+	// Java's sample of integer-ms latencies for the printed percentiles:
+	// every sampling-th successful completion.
+	sampling  int64
+	samples   []int32
+	nSamples  int
+	iteration int64
+
+	// window is the current reporting window, the acknowledging
+	// goroutine's alone; cut hands a finished one to the printer.
+	window windowCut
+	cuts   chan<- windowCut
+	// quiet stops this Stats' window lines (the whole run's, once the
+	// steady state has begun); its windows are still cut and recorded.
+	quiet atomic.Bool
+	// banner is printed once before the first window line ("In steady
+	// state."); the printer alone reads and clears it.
+	banner string
+	// intervals are the windows cut, appended by the printer.
+	intervals []windowCut
 }
 
-// payloadSource gives the value of record i.
-type payloadSource interface {
-	payload(i int64) []byte
+// windowCut is one finished reporting window.
+type windowCut struct {
+	stats                              *sendStats
+	startMs, endMs                     int64 // the window's start; the ack that ended it
+	count, bytes, totalLatency, maxLat int64
+	print                              bool
 }
 
-// randomPayloads serves --record-size values: random A-Z bytes, a different
-// value for every record as in Kafka 3.0+. Instead of drawing recordSize
-// random letters per record (the cost that halved the original's
-// throughput, PR #13410), values are windows at random offsets into one
-// block of random letters drawn once; the block is never written again, so
-// the producer may keep the slices until they are sent.
-type randomPayloads struct {
-	size  int
-	block []byte
-	rng   *rand.Rand
-}
-
-const randomBlockSize = 4 << 20
-
-func newRandomPayloads(size int, seed uint64) *randomPayloads {
-	rng := rand.New(rand.NewPCG(seed, 0))
-	block := make([]byte, randomBlockSize+size)
-	for i := range block {
-		block[i] = byte('A' + rng.IntN(26))
+func newSendStats(numRecords, intervalMs, nowMs int64, cuts chan<- windowCut) *sendStats {
+	sampling := int64(1)
+	if numRecords > 0 {
+		sampling = numRecords / min(numRecords, maxLatencySamples)
 	}
-	return &randomPayloads{size: size, block: block, rng: rng}
+	h := latency.New(histogramLowest, histogramHighest, histogramDigits)
+	return &sendStats{
+		startMs:  nowMs,
+		interval: intervalMs,
+		hist:     h,
+		rec:      h.NewRecorder(),
+		sampling: sampling,
+		samples:  make([]int32, max(numRecords/sampling+1, 0)),
+		window:   windowCut{startMs: nowMs},
+		cuts:     cuts,
+	}
 }
 
-func (p *randomPayloads) payload(int64) []byte {
-	off := p.rng.IntN(randomBlockSize)
-	return p.block[off : off+p.size : off+p.size]
+// record adds one acknowledged send: its latency in Java's integer
+// milliseconds and in microseconds, its value bytes, and the time it was
+// acknowledged. When the window is over it is cut and handed to the
+// printer, so the window line follows the first ack after the window ends
+// as in Java, but is formatted elsewhere.
+func (s *sendStats) record(latencyMs, latencyUs, bytes, nowMs int64) {
+	s.count.Add(1)
+	s.bytes.Add(bytes)
+	s.totalLatency.Add(latencyMs)
+	if latencyMs > s.maxLatency.Load() {
+		s.maxLatency.Store(latencyMs)
+	}
+	s.rec.Record(latencyUs)
+	if s.iteration%s.sampling == 0 && s.nSamples < len(s.samples) {
+		s.samples[s.nSamples] = int32(latencyMs)
+		s.nSamples++
+	}
+	s.iteration++
+	w := &s.window
+	w.count++
+	w.bytes += bytes
+	w.totalLatency += latencyMs
+	w.maxLat = max(w.maxLat, latencyMs)
+	if nowMs-w.startMs >= s.interval {
+		w.stats, w.endMs, w.print = s, nowMs, !s.quiet.Load()
+		s.cuts <- *w
+		s.window = windowCut{startMs: nowMs}
+	}
 }
-
-// filePayloads picks one of the file's payloads at random for every record.
-type filePayloads struct {
-	values [][]byte
-	rng    *rand.Rand
-}
-
-func (p *filePayloads) payload(int64) []byte { return p.values[p.rng.IntN(len(p.values))] }
-
-// monotonicPayloads is --payload-monotonic: the record index in decimal.
-type monotonicPayloads struct{}
-
-func (monotonicPayloads) payload(i int64) []byte { return strconv.AppendInt(nil, i, 10) }
 
 // sendStart is what a record carries through the producer so that its
 // completion can be measured and attributed.
 type sendStart struct {
-	ms     int64
+	at     time.Time // send time, monotonic
+	ms     int64     // the same in Java's wall-clock milliseconds
 	bytes  int64
 	steady bool // sent at or after the warm-up records
 	// state is pending until the record completes, or expires first
@@ -134,28 +179,38 @@ func (f *inFlight) expire(cutoffMs int64) []*sendStart {
 	return expired
 }
 
-// producerRun holds the counters of one run; sent = acked + failed at the end.
+// producerRun sends the plan's records and counts their completions; at
+// the end sent = acked + failed.
 type producerRun struct {
 	plan     *producerPlan
 	producer sarama.AsyncProducer
-	clock    func() int64
-	out      func(string)
-	errOut   func(string)
-	keys     keySource
+	wall     clock.Wall
+	errOut   func(string) // a failed send's exception line (stderr)
 
-	stats       *producerStats
-	steadyStats atomic.Pointer[producerStats]
+	whole  *sendStats
+	steady atomic.Pointer[sendStats] // from the first record after the warm-up
+	cuts   chan windowCut
 
-	deliveryTimeout time.Duration
-	inFlight        inFlight
+	inFlight inFlight
 
 	sent, acked, failed atomic.Int64
+	// errorsByClass counts failures by Java exception class; failures are
+	// rare, so a lock is fine here.
+	errMu         sync.Mutex
+	errorsByClass map[string]int64
+}
+
+func newProducerRun(plan *producerPlan, producer sarama.AsyncProducer, wall clock.Wall, errOut func(string)) *producerRun {
+	r := &producerRun{plan: plan, producer: producer, wall: wall, errOut: errOut,
+		cuts: make(chan windowCut, 64), errorsByClass: map[string]int64{}}
+	r.whole = newSendStats(plan.numRecords, plan.reportingInterval, wall.Ms(), r.cuts)
+	return r
 }
 
 // run sends every record, then waits for all completions. It returns once
-// the producer is closed; the caller prints the summary.
-func (r *producerRun) run(ctx context.Context, pc *producerConfig) error {
-	maxBlock := pc.maxBlock
+// the producer is closed and every completion is counted.
+func (r *producerRun) run(ctx context.Context) error {
+	plan := r.plan
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() {
@@ -185,10 +240,10 @@ func (r *producerRun) run(ctx context.Context, pc *producerConfig) error {
 			case <-stopWatchdog:
 				return
 			case <-tick.C:
-				for _, s := range r.inFlight.expire(r.clock() - r.deliveryTimeout.Milliseconds()) {
-					r.failed.Add(1)
-					r.errOut(fmt.Sprintf("org.apache.kafka.common.errors.TimeoutException: Expiring 1 record(s) for %s: %d ms has passed since the record was sent",
-						r.plan.topic, r.clock()-s.ms))
+				now := r.wall.Ms()
+				for _, s := range r.inFlight.expire(now - plan.deliveryTimeout.Milliseconds()) {
+					r.fail(fmt.Sprintf("org.apache.kafka.common.errors.TimeoutException: Expiring 1 record(s) for %s: %d ms has passed since the record was sent",
+						plan.topic, now-s.ms))
 				}
 			}
 		}
@@ -198,8 +253,7 @@ func (r *producerRun) run(ctx context.Context, pc *producerConfig) error {
 		<-watchdogDone
 	}()
 
-	plan := r.plan
-	throttler := newThrottle(plan.throughput, r.clock)
+	throttler := throttle.New(plan.throughput, r.wall.Ms(), r.wall.Ms)
 	txnStart := int64(0)
 	inTxn := false
 	var loopErr error
@@ -212,11 +266,10 @@ func (r *producerRun) run(ctx context.Context, pc *producerConfig) error {
 			break
 		}
 		if plan.warmupRecords > 0 && i == plan.warmupRecords {
-			steady := newProducerStats(plan.numRecords-plan.warmupRecords, plan.reportingInterval, r.clock, r.out)
-			steady.suffix = " steady state"
-			steady.steadyBanner = "In steady state."
-			r.steadyStats.Store(steady)
-			r.stats.suppress()
+			steady := newSendStats(plan.numRecords-plan.warmupRecords, plan.reportingInterval, r.wall.Ms(), r.cuts)
+			steady.banner = "In steady state."
+			r.steady.Store(steady)
+			r.whole.quiet.Store(true)
 		}
 		value := plan.payloads.payload(i)
 		if plan.transactional && !inTxn {
@@ -225,20 +278,20 @@ func (r *producerRun) run(ctx context.Context, pc *producerConfig) error {
 				break
 			}
 			inTxn = true
-			txnStart = r.clock()
+			txnStart = r.wall.Ms()
 		}
-		start := r.clock()
-		if size := int64(len(value) + recordOverhead); size > pc.maxRequestSize {
+		at := r.wall.Time()
+		start := at.UnixMilli()
+		if size := int64(len(value) + recordOverhead); size > plan.maxRequestSize {
 			// Java refuses such a record in send() and hands the callback the exception.
 			r.sent.Add(1)
-			r.failed.Add(1)
-			r.errOut(fmt.Sprintf("org.apache.kafka.common.errors.RecordTooLargeException: The message is %d bytes when serialized which is larger than %d, which is the value of the max.request.size configuration.", size, pc.maxRequestSize))
+			r.fail(fmt.Sprintf("org.apache.kafka.common.errors.RecordTooLargeException: The message is %d bytes when serialized which is larger than %d, which is the value of the max.request.size configuration.", size, plan.maxRequestSize))
 			continue
 		}
-		meta := &sendStart{ms: start, bytes: int64(len(value)), steady: plan.warmupRecords > 0 && i >= plan.warmupRecords}
+		meta := &sendStart{at: at, ms: start, bytes: int64(len(value)), steady: plan.warmupRecords > 0 && i >= plan.warmupRecords}
 		msg := &sarama.ProducerMessage{
 			Topic:    plan.topic,
-			Key:      r.keys.key(i),
+			Key:      plan.keys.key(i),
 			Value:    sarama.ByteEncoder(value),
 			Metadata: meta,
 		}
@@ -249,14 +302,14 @@ func (r *producerRun) run(ctx context.Context, pc *producerConfig) error {
 		default:
 			// The producer's buffer is full: wait as Java's send() does, at
 			// most max.block.ms, then fail the record with its exception.
-			blockTimer.Reset(maxBlock)
+			blockTimer.Reset(plan.maxBlock)
 			select {
 			case input <- msg:
 				if !blockTimer.Stop() {
 					<-blockTimer.C
 				}
 			case <-blockTimer.C:
-				r.complete(msg, fmt.Errorf("%w: Failed to allocate memory within the configured max blocking time %d ms.", errBufferExhausted, maxBlock.Milliseconds()))
+				r.complete(msg, fmt.Errorf("%w: Failed to allocate memory within the configured max blocking time %d ms.", errBufferExhausted, plan.maxBlock.Milliseconds()))
 			case <-ctx.Done():
 				r.complete(msg, ctx.Err())
 				loopErr = ctx.Err()
@@ -285,19 +338,21 @@ func (r *producerRun) run(ctx context.Context, pc *producerConfig) error {
 	// Like Java's close(), wait for the records still in flight; sarama
 	// would fail the ones it is still retrying when it shuts down, so give
 	// them until delivery.timeout.ms has passed since the last send.
-	deadline := time.Now().Add(pc.deliveryTimeout)
+	deadline := time.Now().Add(plan.deliveryTimeout)
 	for r.acked.Load()+r.failed.Load() < r.sent.Load() && time.Now().Before(deadline) && ctx.Err() == nil {
-		time.Sleep(5 * time.Millisecond)
+		_ = clock.Sleep(ctx, 5*time.Millisecond)
 	}
 	// AsyncClose, not Close: Close drains the Successes and Errors channels
 	// itself, and the completions it swallows would be missing from the
 	// counts. Our readers end when sarama closes both channels.
 	r.producer.AsyncClose()
 	wg.Wait()
+	r.whole.rec.Flush()
+	if s := r.steady.Load(); s != nil {
+		s.rec.Flush()
+	}
 	return loopErr
 }
-
-var errBufferExhausted = errors.New("org.apache.kafka.common.errors.TimeoutException")
 
 // complete counts a completion. Only successes reach the stats (Kafka 3.5+);
 // a failure prints the exception on stderr, as the original's callback does.
@@ -307,65 +362,99 @@ func (r *producerRun) complete(msg *sarama.ProducerMessage, err error) {
 		return // already counted as expired
 	}
 	if err != nil {
-		r.failed.Add(1)
-		r.errOut(exceptionLine(err))
+		if errors.Is(err, context.Canceled) {
+			// Interrupted: the original prints nothing more.
+			r.failed.Add(1)
+			r.countError("interrupted")
+			return
+		}
+		r.fail(exceptionLine(err))
 		return
 	}
 	r.acked.Add(1)
-	now := r.clock()
-	latency := now - start.ms
-	r.stats.record(latency, start.bytes, now)
+	now := r.wall.Time()
+	nowMs := now.UnixMilli()
+	latMs, latUs := nowMs-start.ms, now.Sub(start.at).Microseconds()
+	r.whole.record(latMs, latUs, start.bytes, nowMs)
 	if start.steady {
-		if s := r.steadyStats.Load(); s != nil {
-			s.record(latency, start.bytes, now)
+		if s := r.steady.Load(); s != nil {
+			s.record(latMs, latUs, start.bytes, nowMs)
 		}
 	}
 }
 
-// exceptionLine renders a send failure the way the Java callback's
-// printStackTrace starts: the exception class, a colon and the message.
-func exceptionLine(err error) string {
-	var kerr sarama.KError
-	if errors.As(err, &kerr) {
-		return fmt.Sprintf("org.apache.kafka.common.errors.%s: %s", kafkaExceptionName(kerr), kerr.Error())
-	}
-	if errors.Is(err, errBufferExhausted) {
-		return err.Error()
-	}
-	if errors.Is(err, sarama.ErrShuttingDown) {
-		// Still unacknowledged when the delivery timeout ran out.
-		return "org.apache.kafka.common.errors.TimeoutException: Expiring 1 record(s): delivery.timeout.ms has passed since the record was sent"
-	}
-	return "org.apache.kafka.common.KafkaException: " + err.Error()
+// fail counts a failed send and prints its exception line.
+func (r *producerRun) fail(line string) {
+	r.failed.Add(1)
+	r.countError(exceptionClass(line))
+	r.errOut(line)
 }
 
-// kafkaExceptionNames are the Java exception classes of the broker error
-// codes a producer is likely to meet.
-var kafkaExceptionNames = map[sarama.KError]string{
-	sarama.ErrUnknownTopicOrPartition:      "UnknownTopicOrPartitionException",
-	sarama.ErrLeaderNotAvailable:           "LeaderNotAvailableException",
-	sarama.ErrNotLeaderForPartition:        "NotLeaderOrFollowerException",
-	sarama.ErrRequestTimedOut:              "TimeoutException",
-	sarama.ErrMessageSizeTooLarge:          "RecordTooLargeException",
-	sarama.ErrNetworkException:             "NetworkException",
-	sarama.ErrNotEnoughReplicas:            "NotEnoughReplicasException",
-	sarama.ErrNotEnoughReplicasAfterAppend: "NotEnoughReplicasAfterAppendException",
-	sarama.ErrInvalidRequiredAcks:          "InvalidRequiredAcksException",
-	sarama.ErrTopicAuthorizationFailed:     "TopicAuthorizationException",
-	sarama.ErrOutOfOrderSequenceNumber:     "OutOfOrderSequenceException",
-	sarama.ErrDuplicateSequenceNumber:      "DuplicateSequenceException",
-	sarama.ErrKafkaStorageError:            "KafkaStorageException",
-	sarama.ErrInvalidRecord:                "InvalidRecordException",
+func (r *producerRun) countError(class string) {
+	r.errMu.Lock()
+	r.errorsByClass[class]++
+	r.errMu.Unlock()
 }
 
-func kafkaExceptionName(k sarama.KError) string {
-	if n, ok := kafkaExceptionNames[k]; ok {
-		return n
+func (r *producerRun) errorCounts() map[string]int64 {
+	r.errMu.Lock()
+	defer r.errMu.Unlock()
+	if len(r.errorsByClass) == 0 {
+		return nil
 	}
-	return "ApiException"
+	out := make(map[string]int64, len(r.errorsByClass))
+	for k, v := range r.errorsByClass {
+		out[k] = v
+	}
+	return out
 }
 
-// newThrottle starts the original's throttler clock now.
-func newThrottle(target float64, clock func() int64) *throttle.Throttler {
-	return throttle.New(target, clock(), clock)
+// connectClient connects to the cluster and waits for the topic's metadata,
+// for at most max.block.ms as the Java producer's first send does. Unlike the
+// original, which then fails every record after another max.block.ms, an
+// unreachable cluster ends the run with one line.
+func connectClient(ctx context.Context, s *clientSettings, maxBlock time.Duration, topic string) (sarama.Client, error) {
+	timeout := fmt.Errorf("org.apache.kafka.common.errors.TimeoutException: Topic %s not present in metadata after %d ms.", topic, maxBlock.Milliseconds())
+	ctx, cancel := context.WithTimeout(ctx, maxBlock)
+	defer cancel()
+	type connected struct {
+		client sarama.Client
+		err    error
+	}
+	done := make(chan connected, 1)
+	go func() {
+		for {
+			client, err := sarama.NewClient(s.bootstrap, s.cfg)
+			if err == nil {
+				for ctx.Err() == nil {
+					if parts, perr := client.Partitions(topic); perr == nil && len(parts) > 0 {
+						done <- connected{client: client}
+						return
+					}
+					_ = clock.Sleep(ctx, 100*time.Millisecond)
+					_ = client.RefreshMetadata(topic)
+				}
+				client.Close()
+				done <- connected{err: timeout}
+				return
+			}
+			var cfgErr sarama.ConfigurationError
+			if errors.As(err, &cfgErr) {
+				done <- connected{err: fmt.Errorf("org.apache.kafka.common.config.ConfigException: %s", string(cfgErr))}
+				return
+			}
+			if clock.Sleep(ctx, s.cfg.Metadata.Retry.Backoff) != nil {
+				done <- connected{err: timeout}
+				return
+			}
+		}
+	}()
+	select {
+	case c := <-done:
+		return c.client, c.err
+	case <-ctx.Done():
+		// The attempt in progress may still be dialling; the program ends
+		// after this error, so it is left to finish on its own.
+		return nil, timeout
+	}
 }

@@ -14,25 +14,32 @@ import (
 	"github.com/perfclones/perfclones/internal/javaprops"
 )
 
-// fakeClock is a settable clock.
-type fakeClock struct{ ms int64 }
-
-func (c *fakeClock) now() int64 { return c.ms }
+// recordAll feeds acks (latency ms, ack time ms) into a Stats built at
+// startMs and returns the lines its printer prints, each window line
+// printed at the time of the ack that ended the window.
+func recordAll(s *sendStats, cuts chan windowCut, acks [][2]int64) []string {
+	var lines []string
+	for _, a := range acks {
+		s.record(a[0], a[0]*1000, 100, a[1])
+		select {
+		case c := <-cuts:
+			one := make(chan windowCut, 1)
+			one <- c
+			close(one)
+			printWindows(one, func() int64 { return a[1] }, func(l string) { lines = append(lines, l) })
+		default:
+		}
+	}
+	return lines
+}
 
 func TestProducerStatsLines(t *testing.T) {
-	var lines []string
-	clock := &fakeClock{ms: 1000}
-	s := newProducerStats(4, 5000, clock.now, func(l string) { lines = append(lines, l) })
-	clock.ms = 1500
-	s.record(2, 100, 1500)
-	clock.ms = 6000 // the window is over when this completion arrives
-	s.record(4, 100, 6000)
-	clock.ms = 7000
-	s.record(3, 100, 7000)
-	clock.ms = 8000
-	s.record(9, 100, 8000)
-	clock.ms = 11000
-	lines = append(lines, s.totalLine())
+	cuts := make(chan windowCut, 8)
+	s := newSendStats(4, 5000, 1000, cuts)
+	// The window is over when the second completion arrives, at 6000.
+	lines := recordAll(s, cuts, [][2]int64{{2, 1500}, {4, 6000}, {3, 7000}, {9, 8000}})
+	s.rec.Flush()
+	lines = append(lines, finalLine(s.snapshot(11000), ""))
 	want := []string{
 		"2 records sent, 0.4 records/sec (0.00 MB/sec), 3.0 ms avg latency, 4.0 ms max latency.",
 		"4 records sent, 0.400000 records/sec (0.00 MB/sec), 4.50 ms avg latency, 9.00 ms max latency, 4 ms 50th, 9 ms 95th, 9 ms 99th, 9 ms 99.9th.",
@@ -40,38 +47,37 @@ func TestProducerStatsLines(t *testing.T) {
 	if !reflect.DeepEqual(lines, want) {
 		t.Errorf("lines:\n%q\nwant\n%q", lines, want)
 	}
+	if len(s.intervals) != 1 || s.intervals[0].count != 2 || s.intervals[0].endMs != 6000 {
+		t.Errorf("intervals = %+v", s.intervals)
+	}
+	// Every ack is in the histogram, in microseconds.
+	if h := s.hist.Snapshot(); h.TotalCount() != 4 || h.Max() < 9000 || h.Max() > 9010 {
+		t.Errorf("histogram: %d values, max %d", h.TotalCount(), h.Max())
+	}
 }
 
 func TestProducerStatsEmpty(t *testing.T) {
-	clock := &fakeClock{}
-	s := newProducerStats(10, 5000, clock.now, func(string) {})
-	clock.ms = 2000
+	s := newSendStats(10, 5000, 0, make(chan windowCut, 1))
 	want := "0 records sent, 0.000000 records/sec (0.00 MB/sec), NaN ms avg latency, 0.00 ms max latency, 0 ms 50th, 0 ms 95th, 0 ms 99th, 0 ms 99.9th."
-	if got := s.totalLine(); got != want {
+	if got := finalLine(s.snapshot(2000), ""); got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
 }
 
 func TestSteadyStateBannerAndSuffix(t *testing.T) {
-	var lines []string
-	clock := &fakeClock{}
-	s := newProducerStats(2, 5000, clock.now, func(l string) { lines = append(lines, l) })
-	clock.ms = 5000
-	s.suffix, s.steadyBanner = " steady state", "In steady state."
-	s.record(1, 10, 5000)
-	clock.ms = 6000
-	s.record(1, 10, 5500)
-	lines = append(lines, s.totalLine())
+	cuts := make(chan windowCut, 8)
+	s := newSendStats(2, 5000, 0, cuts)
+	s.banner = "In steady state."
+	lines := recordAll(s, cuts, [][2]int64{{1, 5000}, {1, 5500}})
+	lines = append(lines, finalLine(s.snapshot(6000), " steady state"))
 	if len(lines) != 3 || lines[0] != "In steady state." || !strings.HasPrefix(lines[2], "2 steady state records sent,") {
 		t.Errorf("lines = %q", lines)
 	}
-	// A suppressed whole-run Stats prints no window lines.
-	lines = nil
-	w := newProducerStats(2, 1, clock.now, func(l string) { lines = append(lines, l) })
-	w.suppress()
-	w.record(1, 10, 1_000_000)
-	if len(lines) != 0 {
-		t.Errorf("suppressed stats printed %q", lines)
+	// A quiet whole-run Stats prints no window lines, but cuts its windows.
+	w := newSendStats(2, 1, 0, cuts)
+	w.quiet.Store(true)
+	if lines := recordAll(w, cuts, [][2]int64{{1, 1_000_000}}); len(lines) != 0 || len(w.intervals) != 1 {
+		t.Errorf("quiet stats printed %q, %d intervals", lines, len(w.intervals))
 	}
 }
 
@@ -88,9 +94,9 @@ func TestSamplingAndPercentiles(t *testing.T) {
 		{50_000_000, 100, 500_001},
 	}
 	for _, tt := range tests {
-		s := newProducerStats(tt.numRecords, 5000, func() int64 { return 0 }, func(string) {})
-		if s.sampling != tt.wantSampling || len(s.latencies) != tt.wantSlots {
-			t.Errorf("%d records: sampling %d with %d slots, want %d and %d", tt.numRecords, s.sampling, len(s.latencies), tt.wantSampling, tt.wantSlots)
+		s := newSendStats(tt.numRecords, 5000, 0, nil)
+		if s.sampling != tt.wantSampling || len(s.samples) != tt.wantSlots {
+			t.Errorf("%d records: sampling %d with %d slots, want %d and %d", tt.numRecords, s.sampling, len(s.samples), tt.wantSampling, tt.wantSlots)
 		}
 	}
 	// Nearest rank, floor index: size 10 picks index 5, 9, 9, 9.
@@ -149,7 +155,7 @@ func TestParseProducerOptions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o, err := parseProducerOptions(strings.Fields(tt.args), 1000)
+			o, err := parseProducerOptions(strings.Fields(tt.args), 1000, &kafka44.producer)
 			if tt.errSubstr != "" {
 				if err == nil || !strings.Contains(fatalText(err), tt.errSubstr) {
 					t.Fatalf("error = %v, want one containing %q", err, tt.errSubstr)
@@ -186,7 +192,7 @@ func fatalText(err error) string {
 
 func TestJavaSplit(t *testing.T) {
 	for in, want := range map[string][]string{
-		"a=b": {"a", "b"}, "a": {"a"}, "a=": {"a"}, "a=b=c": {"a", "b", "c"}, "=b": {"", "b"}, "": {""},
+		"a=b": {"a", "b"}, "a": {"a"}, "a=": {"a"}, "a=b=c": {"a", "b", "c"}, "=b": {"", "b"}, "": {""}, "=": {}, "a=b=": {"a", "b"},
 	} {
 		if got := javaSplit(in, "="); !reflect.DeepEqual(got, want) {
 			t.Errorf("javaSplit(%q) = %q, want %q", in, got, want)
@@ -201,7 +207,7 @@ func TestReadPayloadFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out []string
-	values, err := readPayloadFile(path, "\n", func(l string) { out = append(out, l) })
+	values, err := readPayloadFile(path, "\n", "Number of messages read: %d", func(l string) { out = append(out, l) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,8 +217,8 @@ func TestReadPayloadFile(t *testing.T) {
 	if len(out) != 2 || out[0] != "Reading payloads from: "+path || out[1] != "Number of messages read: 3" {
 		t.Errorf("stdout = %q", out)
 	}
-	if _, err := readPayloadFile(filepath.Join(dir, "missing"), "\n", func(string) {}); err == nil ||
-		err.Error() != "java.lang.IllegalArgumentException: File does not exist or empty file provided." {
+	if _, err := readPayloadFile(filepath.Join(dir, "missing"), "\n", "%d", func(string) {}); err == nil ||
+		fatalText(err) != "Exception in thread \"main\" java.lang.IllegalArgumentException: File does not exist or empty file provided.\n" {
 		t.Errorf("missing file: %v", err)
 	}
 }
@@ -237,10 +243,10 @@ func TestProducerSettings(t *testing.T) {
 	tests := []struct {
 		name  string
 		props map[string]string
-		check func(t *testing.T, s *clientSettings, pc *producerConfig)
+		check func(t *testing.T, s *clientSettings, pc *producerPlan)
 		err   string
 	}{
-		{"java 4.x defaults", nil, func(t *testing.T, s *clientSettings, pc *producerConfig) {
+		{"java 4.x defaults", nil, func(t *testing.T, s *clientSettings, pc *producerPlan) {
 			c := s.cfg
 			if c.Producer.RequiredAcks != sarama.WaitForAll || !c.Producer.Idempotent || c.Net.MaxOpenRequests != 1 {
 				t.Errorf("acks=all with idempotence expected, got acks %v idempotent %v", c.Producer.RequiredAcks, c.Producer.Idempotent)
@@ -251,7 +257,7 @@ func TestProducerSettings(t *testing.T) {
 			}
 		}, ""},
 		{"seed settings", map[string]string{"acks": "1", "batch.size": "1024", "compression.type": "lz4", "linger.ms": "0"},
-			func(t *testing.T, s *clientSettings, _ *producerConfig) {
+			func(t *testing.T, s *clientSettings, _ *producerPlan) {
 				c := s.cfg
 				// linger.ms=0: send at once; a partition's batch holds one 1 KiB record.
 				if c.Producer.RequiredAcks != sarama.WaitForLocal || c.Producer.Idempotent || c.Producer.Flush.Bytes != 0 ||
@@ -262,7 +268,7 @@ func TestProducerSettings(t *testing.T) {
 				}
 			}, ""},
 		{"retries bounded by delivery timeout", map[string]string{"delivery.timeout.ms": "5000"},
-			func(t *testing.T, s *clientSettings, _ *producerConfig) {
+			func(t *testing.T, s *clientSettings, _ *producerPlan) {
 				// 100+200+400+800 ms, then 1 s steps: 5 s fit 8 retries.
 				if s.cfg.Producer.Retry.Max != 8 {
 					t.Errorf("Retry.Max = %d, want 8", s.cfg.Producer.Retry.Max)
@@ -270,7 +276,7 @@ func TestProducerSettings(t *testing.T) {
 			}, ""},
 		{"sasl scram", map[string]string{"security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": "SCRAM-SHA-512",
 			"sasl.jaas.config": `org.apache.kafka.common.security.scram.ScramLoginModule required username="u" password="p\"w";`},
-			func(t *testing.T, s *clientSettings, _ *producerConfig) {
+			func(t *testing.T, s *clientSettings, _ *producerPlan) {
 				c := s.cfg
 				if !c.Net.SASL.Enable || c.Net.SASL.Mechanism != sarama.SASLTypeSCRAMSHA512 || c.Net.SASL.User != "u" || c.Net.SASL.Password != `p\"w` {
 					t.Errorf("sasl = %+v", c.Net.SASL)
@@ -289,9 +295,9 @@ func TestProducerSettings(t *testing.T) {
 				p.Set(k, v)
 			}
 			s, err := newClientSettings(producerClient, p, func() string { return "T" })
-			var pc *producerConfig
+			pc := &producerPlan{}
 			if err == nil {
-				pc, err = s.applyProducer(1024)
+				err = s.applyProducer(pc, 1024, 5)
 			}
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {

@@ -1,0 +1,124 @@
+package kafkaperf
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/IBM/sarama"
+
+	"github.com/perfclones/perfclones/internal/cli"
+	"github.com/perfclones/perfclones/internal/javafmt"
+)
+
+// consumerPlan is everything one consumer run needs, decided once from the
+// options and the client settings.
+type consumerPlan struct {
+	topics            []string       // explicit topic, or resolved from include
+	include           *regexp.Regexp // --include, matched against the cluster's topics
+	groupID           string
+	numRecords        int64
+	timeoutMs         int64
+	reportingInterval int64
+	detailed          bool
+	dateFormat        *javafmt.DateFormat
+	printMetrics      bool
+	client            *clientSettings
+}
+
+// newConsumerPlan maps the client settings (their warnings go to warn).
+// A setting the Java consumer refuses ends the run as its construction
+// failure does: the message, then the exception and its cause, on stderr.
+func newConsumerPlan(o *consumerOptions, warn func(string)) (*consumerPlan, error) {
+	settings, err := newClientSettings(consumerClient, o.props, log4jTime)
+	if err != nil {
+		return nil, consumerConstructionFailed(err)
+	}
+	for _, w := range settings.warnings {
+		warn(w)
+	}
+	if err := settings.applyConsumer(o); err != nil {
+		return nil, consumerConstructionFailed(err)
+	}
+	if err := resolvableBootstrap(settings.bootstrap, warn); err != nil {
+		return nil, consumerConstructionFailed(err)
+	}
+	p := &consumerPlan{
+		include:           o.include,
+		groupID:           o.group,
+		numRecords:        o.numRecords,
+		timeoutMs:         o.timeoutMs,
+		reportingInterval: o.reportingInterval,
+		detailed:          o.detailed,
+		dateFormat:        o.dateFormat,
+		printMetrics:      o.printMetrics,
+		client:            settings,
+	}
+	if o.topic != "" {
+		p.topics = []string{o.topic}
+	}
+	return p, nil
+}
+
+// consumerConstructionFailed is the Java consumer's catch-all on a failed
+// construction: the message line, then the exception and its cause. Only
+// the first and the cause lines are reproduced, not the stack frames.
+func consumerConstructionFailed(err error) error {
+	ce, ok := err.(*configError)
+	if !ok {
+		return err
+	}
+	e, cause := constructionFailed("consumer", ce)
+	return &cli.Exit{Code: 1, Stderr: e.Message + "\nCaused by: " + cause.String() + "\n"}
+}
+
+// applyConsumer maps the consumer settings onto sarama.
+func (s *clientSettings) applyConsumer(o *consumerOptions) error {
+	c := s.cfg
+	c.Consumer.Return.Errors = false
+	c.Consumer.Fetch.Default = o.fetchSize
+	c.Consumer.Fetch.Max = o.fetchSize
+	if v, ok := s.get("fetch.min.bytes"); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return &configError{fmt.Sprintf("Invalid value %s for configuration fetch.min.bytes: Not a number of type INT", v)}
+		}
+		c.Consumer.Fetch.Min = int32(n)
+	}
+	wait, err := s.durationMs("fetch.max.wait.ms", 500)
+	if err != nil {
+		return err
+	}
+	c.Consumer.MaxWaitTime = wait
+	if o.fromLatest {
+		c.Consumer.Offsets.Initial = sarama.OffsetNewest
+	} else {
+		c.Consumer.Offsets.Initial = sarama.OffsetOldest
+	}
+	session, err := s.durationMs("session.timeout.ms", 45000)
+	if err != nil {
+		return err
+	}
+	c.Consumer.Group.Session.Timeout = session
+	heartbeat, err := s.durationMs("heartbeat.interval.ms", 3000)
+	if err != nil {
+		return err
+	}
+	c.Consumer.Group.Heartbeat.Interval = heartbeat
+	if v, ok := s.get("enable.auto.commit"); ok && strings.EqualFold(v, "false") {
+		c.Consumer.Offsets.AutoCommit.Enable = false
+	}
+	interval, err := s.durationMs("auto.commit.interval.ms", 5000)
+	if err != nil {
+		return err
+	}
+	c.Consumer.Offsets.AutoCommit.Interval = interval
+	if v, ok := s.get("isolation.level"); ok && v == "read_committed" {
+		c.Consumer.IsolationLevel = sarama.ReadCommitted
+	}
+	if v, ok := s.get("partition.assignment.strategy"); ok && strings.Contains(v, "RoundRobin") {
+		c.Consumer.Group.Rebalance.GroupStrategies = []sarama.BalanceStrategy{sarama.NewBalanceStrategyRoundRobin()}
+	}
+	return nil
+}

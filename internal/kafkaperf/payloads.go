@@ -1,0 +1,124 @@
+package kafkaperf
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+
+	"github.com/IBM/sarama"
+
+	"github.com/perfclones/perfclones/internal/jvm"
+)
+
+// payloadSource gives the value of record i.
+type payloadSource interface {
+	payload(i int64) []byte
+}
+
+// randomPayloads serves --record-size values: random A-Z bytes, a different
+// value for every record as in Kafka 3.0+. Instead of drawing recordSize
+// random letters per record (the cost that halved the original's
+// throughput, PR #13410), values are windows at random offsets into one
+// block of random letters drawn once; the block is never written again, so
+// the producer may keep the slices until they are sent.
+type randomPayloads struct {
+	size  int
+	block []byte
+	rng   *rand.Rand
+}
+
+const randomBlockSize = 4 << 20
+
+func newRandomPayloads(size int, seed uint64) *randomPayloads {
+	rng := rand.New(rand.NewPCG(seed, 0))
+	block := make([]byte, randomBlockSize+size)
+	for i := range block {
+		block[i] = byte('A' + rng.IntN(26))
+	}
+	return &randomPayloads{size: size, block: block, rng: rng}
+}
+
+func (p *randomPayloads) payload(int64) []byte {
+	off := p.rng.IntN(randomBlockSize)
+	return p.block[off : off+p.size : off+p.size]
+}
+
+// filePayloads picks one of the file's payloads at random for every record.
+type filePayloads struct {
+	values [][]byte
+	rng    *rand.Rand
+}
+
+func (p *filePayloads) payload(int64) []byte { return p.values[p.rng.IntN(len(p.values))] }
+
+// monotonicPayloads is --payload-monotonic: the record index in decimal.
+type monotonicPayloads struct{}
+
+func (monotonicPayloads) payload(i int64) []byte { return strconv.AppendInt(nil, i, 10) }
+
+// readPayloadFile splits the file with the delimiter, a Java regex, as the
+// original's Scanner does (empty tokens between delimiters are dropped).
+// It prints the original's two lines through out; countLine is the
+// release's format of the second.
+func readPayloadFile(path, delimiter, countLine string, out func(string)) ([][]byte, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	out("Reading payloads from: " + abs)
+	data, err := os.ReadFile(path)
+	if err != nil || len(data) == 0 {
+		return nil, jvm.Uncaught(jvm.Exception{Class: "java.lang.IllegalArgumentException", Message: "File does not exist or empty file provided."}, nil)
+	}
+	re, err := regexp.Compile(delimiter)
+	if err != nil {
+		return nil, jvm.Uncaught(jvm.Exception{Class: "java.util.regex.PatternSyntaxException", Message: err.Error()}, nil)
+	}
+	var values [][]byte
+	for _, tok := range re.Split(string(data), -1) {
+		if tok != "" {
+			values = append(values, []byte(tok))
+		}
+	}
+	out(fmt.Sprintf(countLine, len(values)))
+	return values, nil
+}
+
+// keySource gives the key of record i (--key-distribution, Kafka 4.4): none
+// (null keys), range (0, 1, ... KEY-RANGE-1 round robin) or random, written
+// as decimal text.
+type keySource interface {
+	key(i int64) sarama.Encoder
+}
+
+type nullKeys struct{}
+
+func (nullKeys) key(int64) sarama.Encoder { return nil }
+
+type rangeKeys struct{ n int64 }
+
+func (k rangeKeys) key(i int64) sarama.Encoder {
+	return sarama.ByteEncoder(strconv.AppendInt(nil, i%k.n, 10))
+}
+
+type randomKeys struct {
+	n   int64
+	rng *rand.Rand
+}
+
+func (k *randomKeys) key(int64) sarama.Encoder {
+	return sarama.ByteEncoder(strconv.AppendInt(nil, k.rng.Int64N(k.n), 10))
+}
+
+func newKeySource(dist string, n int64, seed uint64) keySource {
+	switch dist {
+	case "range":
+		return rangeKeys{n: n}
+	case "random":
+		return &randomKeys{n: n, rng: rand.New(rand.NewPCG(seed, 1))}
+	}
+	return nullKeys{}
+}

@@ -1,0 +1,336 @@
+package kafkaperf
+
+import (
+	"crypto/rand"
+	"fmt"
+	"strings"
+
+	"github.com/perfclones/perfclones/internal/javaopts"
+	"github.com/perfclones/perfclones/internal/javaprops"
+	"github.com/perfclones/perfclones/internal/jvm"
+)
+
+const exactlyOnePayload44 = "Note that you must provide exactly one of --record-size, --payload-file or --payload-monotonic."
+
+// producerArgs44 is kafka-producer-perf-test's option table in Kafka 4.4.
+// It is also the superset every release parses with (producerAllArgs): the
+// options of every release from 2.2 on are in it.
+var producerArgs44 = []javaopts.Arg{
+	{Flags: []string{"--bootstrap-server"}, Metavar: "BOOTSTRAP-SERVER", Dest: "bootstrapServer",
+		Help: "The server(s) to connect to. This config takes precedence over bootstrap.servers specified via --command-property or --command-config."},
+	{Flags: []string{"--topic"}, Required: true, Metavar: "TOPIC", Help: "Produce records to this topic."},
+	{Flags: []string{"--num-records"}, Type: javaopts.TypeLong, Required: true, Metavar: "NUM-RECORDS", Dest: "numRecords",
+		Help: "Number of records to produce."},
+	{Flags: []string{"--record-size"}, Type: javaopts.TypeInteger, Metavar: "RECORD-SIZE", Dest: "recordSize", Group: "payload",
+		Help: "Record size in bytes. " + exactlyOnePayload44},
+	{Flags: []string{"--payload-file"}, Metavar: "PAYLOAD-FILE", Dest: "payloadFile", Group: "payload",
+		Help: "File to read the record payloads from. This works only for UTF-8 encoded text files. Payloads will be read " +
+			"from this file and a payload will be randomly selected when sending records. " + exactlyOnePayload44},
+	{Flags: []string{"--payload-monotonic"}, Type: javaopts.TypeFlag, Dest: "payloadMonotonic", Group: "payload",
+		Help: "Payload is a monotonically increasing integer. " + exactlyOnePayload44},
+	{Flags: []string{"--payload-delimiter"}, Metavar: "PAYLOAD-DELIMITER", Dest: "payloadDelimiter", Default: `\n`,
+		Help: "Provides the delimiter to be used when --payload-file is provided. Defaults to new line. Note that this " +
+			"parameter will be ignored if --payload-file is not provided."},
+	{Flags: []string{"--throughput"}, Type: javaopts.TypeDouble, Required: true, Metavar: "THROUGHPUT",
+		Help: "Throttle maximum record throughput to *approximately* THROUGHPUT records/sec. Set this to -1 to disable throttling."},
+	{Flags: []string{"--producer-props"}, Nargs: "+", Metavar: "PROP-NAME=PROP-VALUE", Dest: "producerConfig",
+		Help: "(DEPRECATED) Kafka producer related configuration properties like client.id. These configs take precedence " +
+			"over those passed via --command-config or --producer.config. This option will be removed in a future version. " +
+			"Use --command-property instead. Example: --command-property linger.ms=10 batch.size=32768"},
+	{Flags: []string{"--command-property"}, Nargs: "+", Metavar: "PROP-NAME=PROP-VALUE", Dest: "commandProperties",
+		Help: "Kafka producer related configuration properties like client.id. These configs take precedence over those " +
+			"passed via --command-config or --producer.config. Example: --command-property linger.ms=10 batch.size=32768"},
+	{Flags: []string{"--producer.config"}, Metavar: "CONFIG-FILE", Dest: "producerConfigFile",
+		Help: "(DEPRECATED) Producer config properties file. This option will be removed in a future version. Use --command-config instead."},
+	{Flags: []string{"--command-config"}, Metavar: "CONFIG-FILE", Dest: "commandConfigFile", Help: "Producer config properties file."},
+	{Flags: []string{"--print-metrics"}, Type: javaopts.TypeFlag, Dest: "printMetrics", Help: "Print out metrics at the end of the test."},
+	{Flags: []string{"--transactional-id"}, Metavar: "TRANSACTIONAL-ID", Dest: "transactionalId",
+		Help: "The transactional id to use. This config takes precedence over the transactional.id specified via " +
+			"--command-property or --command-config. Note that if the transactional id is not specified while " +
+			"--transaction-duration-ms is provided, the default value for the transactional id will be " +
+			"performance-producer- followed by a random uuid."},
+	{Flags: []string{"--transaction-duration-ms"}, Type: javaopts.TypeLong, Metavar: "TRANSACTION-DURATION", Dest: "transactionDurationMs",
+		Help: "The maximum duration of each transaction. The commitTransaction will be called after this time has elapsed. " +
+			"The value should be greater than 0. If the transactional id is specified via --command-property, " +
+			"--command-config or --transactional-id but --transaction-duration-ms is not specified, the default value will be 3000."},
+	{Flags: []string{"--warmup-records"}, Type: javaopts.TypeLong, Metavar: "WARMUP-RECORDS", Dest: "warmupRecords", Default: int64(0),
+		Help: "The number of records to treat as warmup. These initial records will not be included in steady-state " +
+			"statistics. An additional summary line will be printed describing the steady-state statistics."},
+	{Flags: []string{"--reporting-interval"}, Type: javaopts.TypeLong, Metavar: "INTERVAL-MS", Dest: "reportingInterval", Default: int64(5000),
+		Help: "Interval in milliseconds at which to print progress info."},
+	{Flags: []string{"--record-key-range"}, Type: javaopts.TypeLong, Metavar: "KEY-RANGE", Dest: "recordKeyRange",
+		Help: "The range of keys to use when --key-distribution is 'range' or 'random'. Keys will be integers in " +
+			"[0, KEY-RANGE). Required for range and random distributions."},
+	{Flags: []string{"--key-distribution"}, Metavar: "KEY-DISTRIBUTION", Dest: "keyDistribution", Default: "none",
+		Help: "The key distribution to use: 'none' for null keys, 'range' for round-robin keys in [0, KEY-RANGE), or " +
+			"'random' for random keys in [0, KEY-RANGE). Requires --record-key-range when set to 'range' or 'random'."},
+	{Flags: []string{"--random-seed"}, Type: javaopts.TypeLong, Metavar: "RANDOM-SEED", Dest: "randomSeed", Default: int64(0),
+		Help: "Seed for the pseudo-random number generator used by --key-distribution random and random payload " +
+			"generation. The default value of 0 ensures deterministic, reproducible benchmark runs. Set to a different " +
+			"value when non-repeating sequences are required."},
+}
+
+const exactlyOnePayload39 = "Note that you must provide exactly one of --record-size or --payload-file or --payload-monotonic."
+
+// producerArgs39 is the option table of Kafka 3.9's tool: lower-case
+// "message" texts, defaults shown for the transactional options, no 4.x
+// options. Dests are those of producerArgs44, so that one reader serves
+// both tables.
+var producerArgs39 = []javaopts.Arg{
+	{Flags: []string{"--topic"}, Required: true, Metavar: "TOPIC", Help: "produce messages to this topic"},
+	{Flags: []string{"--num-records"}, Type: javaopts.TypeLong, Required: true, Metavar: "NUM-RECORDS", Dest: "numRecords",
+		Help: "number of messages to produce"},
+	{Flags: []string{"--record-size"}, Type: javaopts.TypeInteger, Metavar: "RECORD-SIZE", Dest: "recordSize", Group: "payload",
+		Help: "message size in bytes. " + exactlyOnePayload39},
+	{Flags: []string{"--payload-file"}, Metavar: "PAYLOAD-FILE", Dest: "payloadFile", Group: "payload",
+		Help: "file to read the message payloads from. This works only for UTF-8 encoded text files. Payloads will be read " +
+			"from this file and a payload will be randomly selected when sending messages. " + exactlyOnePayload39},
+	{Flags: []string{"--payload-monotonic"}, Type: javaopts.TypeFlag, Dest: "payloadMonotonic", Group: "payload",
+		Help: "payload is monotonically increasing integer. " + exactlyOnePayload39},
+	{Flags: []string{"--payload-delimiter"}, Metavar: "PAYLOAD-DELIMITER", Dest: "payloadDelimiter", Default: `\n`,
+		Help: "provides delimiter to be used when --payload-file is provided. Defaults to new line. Note that this " +
+			"parameter will be ignored if --payload-file is not provided."},
+	{Flags: []string{"--throughput"}, Type: javaopts.TypeDouble, Required: true, Metavar: "THROUGHPUT",
+		Help: "throttle maximum message throughput to *approximately* THROUGHPUT messages/sec. Set this to -1 to disable throttling."},
+	{Flags: []string{"--producer-props"}, Nargs: "+", Metavar: "PROP-NAME=PROP-VALUE", Dest: "producerConfig",
+		Help: "kafka producer related configuration properties like bootstrap.servers,client.id etc. These configs take " +
+			"precedence over those passed via --producer.config."},
+	{Flags: []string{"--producer.config"}, Metavar: "CONFIG-FILE", Dest: "producerConfigFile", Help: "producer config properties file."},
+	{Flags: []string{"--print-metrics"}, Type: javaopts.TypeFlag, Dest: "printMetrics", Help: "print out metrics at the end of the test."},
+	{Flags: []string{"--transactional-id"}, Metavar: "TRANSACTIONAL-ID", Dest: "transactionalId",
+		Default: "performance-producer-default-transactional-id",
+		Help:    "The transactionalId to use if transaction-duration-ms is > 0. Useful when testing the performance of concurrent transactions."},
+	{Flags: []string{"--transaction-duration-ms"}, Type: javaopts.TypeLong, Metavar: "TRANSACTION-DURATION", Dest: "transactionDurationMs",
+		Default: int64(0),
+		Help:    "The max age of each transaction. The commitTransaction will be called after this time has elapsed. Transactions are only enabled if this value is positive."},
+}
+
+// parser is the release's own argparse4j parser: its table, texts and
+// program name.
+func (r *producerRelease) parser() *javaopts.ArgParser {
+	return r.parserWith(r.args)
+}
+
+// allParser parses with every release's options (producerArgs44 is the
+// superset) under the release's name, for command lines that use an
+// option of another release.
+func (r *producerRelease) allParser() *javaopts.ArgParser {
+	return r.parserWith(producerArgs44)
+}
+
+func (r *producerRelease) parserWith(args []javaopts.Arg) *javaopts.ArgParser {
+	return &javaopts.ArgParser{
+		Prog:         r.prog,
+		Description:  r.description,
+		DefaultHelp:  true,
+		HelpOnNoArgs: true,
+		Groups:       []javaopts.Group{{Name: "payload", Mutex: true, Required: true, Description: r.payloadGroup}},
+		Args:         args,
+	}
+}
+
+// producerOptions is what the command line asks for, checked.
+type producerOptions struct {
+	topic             string
+	numRecords        int64
+	recordSize        int32 // 0 when not given
+	hasRecordSize     bool
+	payloadFile       string
+	payloadDelimiter  string
+	payloadMonotonic  bool
+	throughput        float64
+	props             *javaprops.Properties
+	printMetrics      bool
+	transactional     bool
+	transactionMs     int64
+	warmupRecords     int64
+	reportingInterval int64
+	keyDistribution   string
+	keyRange          int64
+	randomSeed        int64
+	notices           []string // stdout lines printed before the run (deprecations)
+}
+
+// parseProducer parses with the release's own table, so that help, usage
+// and errors are the release's; a command line it refuses is parsed again
+// with every release's options, and accepted if that succeeds (a 3.9 run
+// may use --bootstrap-server). When both refuse it, the release's error
+// stands.
+func (r *producerRelease) parseProducer(args []string, width int) (*javaopts.Namespace, error) {
+	ns, err := r.parser().Parse(args, width)
+	if err == nil {
+		return ns, nil
+	}
+	if ns, allErr := r.allParser().Parse(args, width); allErr == nil {
+		return ns, nil
+	}
+	return nil, err
+}
+
+// parseProducerOptions turns the command line into options; a command
+// line that ends the program early gives a *cli.Exit.
+func parseProducerOptions(args []string, width int, rel *producerRelease) (*producerOptions, error) {
+	ns, err := rel.parseProducer(args, width)
+	if err != nil {
+		return nil, err
+	}
+	fail := func(msg string) (*producerOptions, error) { return nil, rel.parser().Fail(msg, width) }
+	o := &producerOptions{}
+	o.topic, _ = ns.String("topic")
+	o.numRecords, _ = ns.Long("numRecords")
+	o.recordSize, o.hasRecordSize = ns.Int("recordSize")
+	o.payloadFile, _ = ns.String("payloadFile")
+	o.payloadMonotonic = ns.Bool("payloadMonotonic")
+	o.throughput, _ = ns.Double("throughput")
+	o.printMetrics = ns.Bool("printMetrics")
+	o.warmupRecords, _ = ns.Long("warmupRecords")
+	o.warmupRecords = max(o.warmupRecords, 0)
+	o.reportingInterval = 5000
+	if v, ok := ns.Long("reportingInterval"); ok {
+		o.reportingInterval = v
+	}
+	o.keyDistribution = "none"
+	if v, ok := ns.String("keyDistribution"); ok {
+		o.keyDistribution = v
+	}
+	o.keyRange, _ = ns.Long("recordKeyRange")
+	o.randomSeed, _ = ns.Long("randomSeed")
+	txnMs, hasTxnMs := ns.Long("transactionDurationMs")
+	txnID, hasTxnID := ns.String("transactionalId")
+	props, hasProps := ns.Strings("producerConfig")
+	cmdProps, hasCmdProps := ns.Strings("commandProperties")
+	configFile, hasConfigFile := ns.String("producerConfigFile")
+	cmdConfigFile, hasCmdConfigFile := ns.String("commandConfigFile")
+	bootstrap, hasBootstrap := ns.String("bootstrapServer")
+
+	switch o.keyDistribution {
+	case "none", "range", "random":
+	default:
+		return fail(fmt.Sprintf("argument --key-distribution: invalid choice: '%s' (choose from {none,range,random})", o.keyDistribution))
+	}
+	switch {
+	case rel.checksAtParse && o.numRecords <= 0:
+		return fail("--num-records should be greater than zero.")
+	case o.warmupRecords > 0 && o.warmupRecords >= o.numRecords:
+		return fail("The value for --warmup-records must be strictly fewer than the number of records in the test, --num-records.")
+	case rel.checksAtParse && o.hasRecordSize && o.recordSize <= 0:
+		return fail("--record-size should be greater than zero.")
+	case rel.checksAtParse && hasTxnMs && txnMs <= 0:
+		return fail("--transaction-duration-ms should be greater than zero.")
+	case o.reportingInterval <= 0:
+		return fail("--reporting-interval should be greater than zero.")
+	case o.keyDistribution != "none" && !ns.Has("recordKeyRange"):
+		return fail("--record-key-range is required when --key-distribution is 'range' or 'random'.")
+	case ns.Has("recordKeyRange") && o.keyRange <= 0:
+		return fail("--record-key-range should be greater than zero.")
+	case hasProps && hasCmdProps:
+		return fail("--command-property and --producer-props cannot be specified together.")
+	case hasConfigFile && hasCmdConfigFile:
+		return fail("--command-config and --producer.config cannot be specified together.")
+	case !hasBootstrap && !hasProps && !hasCmdProps && !hasConfigFile && !hasCmdConfigFile:
+		return fail(rel.noClientConfig)
+	}
+	if rel.deprecationNotices && hasProps {
+		o.notices = append(o.notices, "Option --producer-props has been deprecated and will be removed in a future version. Use --command-property instead.")
+	}
+	if rel.deprecationNotices && hasConfigFile {
+		o.notices = append(o.notices, "Option --producer.config has been deprecated and will be removed in a future version. Use --command-config instead.")
+	}
+
+	delim, _ := ns.String("payloadDelimiter")
+	if delim == `\n` || delim == "" {
+		// The default is shown as \n in the help; it means a newline.
+		delim = "\n"
+	}
+	o.payloadDelimiter = delim
+
+	// The file first, then the properties on the command line, then
+	// --bootstrap-server; later ones win, as in the original.
+	o.props = javaprops.New()
+	if file := firstNonEmpty(configFile, cmdConfigFile); file != "" {
+		loaded, err := javaprops.LoadFile(file)
+		if err != nil {
+			return nil, jvm.Uncaught(jvm.Exception{Class: "java.nio.file.NoSuchFileException", Message: file}, o.notices)
+		}
+		o.props.Merge(loaded)
+	}
+	for _, prop := range append(props, cmdProps...) {
+		// Java splits on every '=' and wants exactly two pieces, so a value
+		// containing '=' (or an empty one) is refused here as there.
+		pieces := javaSplit(prop, "=")
+		if len(pieces) != 2 {
+			return nil, jvm.Uncaught(jvm.Exception{Class: "java.lang.IllegalArgumentException", Message: "Invalid property: " + prop}, o.notices)
+		}
+		o.props.Set(pieces[0], pieces[1])
+	}
+	if hasBootstrap {
+		o.props.Set("bootstrap.servers", bootstrap)
+	}
+	if _, ok := o.props.Get("client.id"); !ok {
+		o.props.Set("client.id", "perf-producer-client")
+	}
+	o.transactional, o.transactionMs = rel.transactions.decide(o.props, txnID, hasTxnID, txnMs, hasTxnMs)
+	return o, nil
+}
+
+// decide says whether the run is transactional and its commit interval,
+// and sets transactional.id in props when it is.
+func (t transactionRules) decide(props *javaprops.Properties, id string, hasID bool, durationMs int64, hasDuration bool) (bool, int64) {
+	if t.onlyWithDuration {
+		if !hasDuration || durationMs <= 0 {
+			return false, 0
+		}
+		if !hasID {
+			id = t.defaultID
+		}
+		props.Set("transactional.id", id)
+		return true, durationMs
+	}
+	propID, idInProps := props.Get("transactional.id")
+	if !hasDuration && !hasID && !idInProps {
+		return false, 0
+	}
+	switch {
+	case hasID:
+	case idInProps:
+		id = propID
+	case t.defaultID != "":
+		id = t.defaultID
+	default:
+		id = "performance-producer-" + randomUUID()
+	}
+	props.Set("transactional.id", id)
+	if !hasDuration {
+		durationMs = t.defaultDurationMs
+	}
+	return true, durationMs
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// javaSplit is Java's String.split(sep) for a literal separator: trailing
+// empty strings are removed (so "=" gives none), and an empty input gives
+// one empty string.
+func javaSplit(s, sep string) []string {
+	if s == "" {
+		return []string{""}
+	}
+	parts := strings.Split(s, sep)
+	for len(parts) > 0 && parts[len(parts)-1] == "" {
+		parts = parts[:len(parts)-1]
+	}
+	return parts
+}
+
+func randomUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+}

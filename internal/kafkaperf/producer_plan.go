@@ -1,0 +1,257 @@
+package kafkaperf
+
+import (
+	"fmt"
+	"math"
+	mrand "math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/IBM/sarama"
+
+	"github.com/perfclones/perfclones/internal/jvm"
+)
+
+// producerPlan is everything one producer run needs, decided once from
+// the options and the client settings before any record is sent.
+type producerPlan struct {
+	topic             string
+	numRecords        int64
+	warmupRecords     int64   // 0: no steady-state summary
+	throughput        float64 // records/s; negative means unthrottled
+	reportingInterval int64   // ms between window lines
+	payloads          payloadSource
+	keys              keySource
+	transactional     bool
+	transactionMs     int64 // commit interval when transactional
+	transactionalID   string
+	printMetrics      bool
+
+	// The client: the sarama configuration and bootstrap list, and the
+	// Java settings the run enforces itself.
+	client          *clientSettings
+	maxBlock        time.Duration // max.block.ms
+	deliveryTimeout time.Duration // delivery.timeout.ms
+	maxRequestSize  int64         // max.request.size
+}
+
+// newProducerPlan reads the payload file (printing the original's lines
+// through out, then the deprecation notices, in Java's order), maps the client settings (their warnings go to warn) and
+// makes the checks the release makes while it builds the producer. A
+// failure is a *cli.Exit.
+func newProducerPlan(o *producerOptions, rel *producerRelease, out, warn func(string)) (*producerPlan, error) {
+	p := &producerPlan{
+		topic:             o.topic,
+		numRecords:        o.numRecords,
+		warmupRecords:     o.warmupRecords,
+		throughput:        o.throughput,
+		reportingInterval: o.reportingInterval,
+		transactional:     o.transactional,
+		transactionMs:     o.transactionMs,
+		printMetrics:      o.printMetrics,
+		keys:              newKeySource(o.keyDistribution, o.keyRange, uint64(o.randomSeed)),
+	}
+	largest := int(max(o.recordSize, 0))
+	switch {
+	case o.payloadFile != "":
+		values, err := readPayloadFile(o.payloadFile, o.payloadDelimiter, rel.payloadCountLine, out)
+		if err != nil {
+			return nil, err
+		}
+		for _, v := range values {
+			largest = max(largest, len(v))
+		}
+		p.payloads = &filePayloads{values: values, rng: mrand.New(mrand.NewPCG(uint64(o.randomSeed), 0))}
+	case o.payloadMonotonic:
+		p.payloads = monotonicPayloads{}
+		largest = 20
+	}
+	for _, n := range o.notices {
+		out(n)
+	}
+	settings, err := newClientSettings(producerClient, o.props, log4jTime)
+	if err != nil {
+		return nil, uncaughtConfig(err)
+	}
+	for _, w := range settings.warnings {
+		warn(w)
+	}
+	if err := settings.applyProducer(p, largest, rel.lingerMsDefault); err != nil {
+		return nil, uncaughtConfig(err)
+	}
+	if err := resolvableBootstrap(settings.bootstrap, warn); err != nil {
+		e, cause := constructionFailed("producer", err.(*configError))
+		return nil, jvm.Uncaught(e, nil, cause)
+	}
+	if p.transactional {
+		id, _ := o.props.Get("transactional.id")
+		p.transactionalID = id
+		settings.cfg.Producer.Transaction.ID = id
+	}
+	p.client = settings
+	// What Java throws after building the producer, when the parser let
+	// the values through (before 4.0): the payload array, then the Stats'
+	// sampling division and its latency array.
+	if !rel.checksAtParse {
+		switch {
+		case o.hasRecordSize && o.recordSize < 0:
+			return nil, jvm.Uncaught(jvm.Exception{Class: "java.lang.NegativeArraySizeException", Message: fmt.Sprint(o.recordSize)}, nil)
+		case o.numRecords == 0:
+			return nil, jvm.Uncaught(jvm.Exception{Class: "java.lang.ArithmeticException", Message: "/ by zero"}, nil)
+		case o.numRecords < -1:
+			return nil, jvm.Uncaught(jvm.Exception{Class: "java.lang.NegativeArraySizeException", Message: fmt.Sprint(o.numRecords + 1)}, nil)
+		}
+	}
+	if p.payloads == nil {
+		p.payloads = newRandomPayloads(largest, uint64(o.randomSeed))
+	}
+	return p, nil
+}
+
+// uncaughtConfig is how a setting the Java client refuses ends the
+// producer: an uncaught ConfigException.
+func uncaughtConfig(err error) error {
+	if ce, ok := err.(*configError); ok {
+		return jvm.Uncaught(configException(ce.msg), nil)
+	}
+	return err
+}
+
+// recordOverhead bounds what a record adds to its value in a v2 record
+// batch: sarama counts 36 bytes of varints and attributes, and a
+// --key-distribution key adds at most 20 digits.
+const recordOverhead = 64
+
+// applyProducer maps the producer settings onto sarama and into the plan,
+// with the Java client's defaults stated explicitly because sarama's
+// differ: acks=all with idempotence, batch.size=16384, linger.ms as the
+// release's client, retries unbounded within delivery.timeout.ms=120000,
+// max.block.ms=60000. largestRecord is the biggest value the run will
+// send, which sarama needs to know for batch.size.
+func (s *clientSettings) applyProducer(pc *producerPlan, largestRecord int, lingerMsDefault int64) error {
+	c := s.cfg
+	c.Producer.Return.Successes = true
+	c.Producer.Return.Errors = true
+	if _, ok := s.get("client.id"); !ok {
+		c.ClientID = "perf-producer-client"
+	}
+
+	acks, _ := s.get("acks")
+	switch strings.TrimSpace(acks) {
+	case "", "all", "-1":
+		c.Producer.RequiredAcks = sarama.WaitForAll
+	case "1":
+		c.Producer.RequiredAcks = sarama.WaitForLocal
+	case "0":
+		c.Producer.RequiredAcks = sarama.NoResponse
+	default:
+		return &configError{fmt.Sprintf(`Invalid value %s for configuration acks: String must be one of: all, -1, 0, 1`, acks)}
+	}
+	batchSize, err := s.intValue("batch.size", 16384)
+	if err != nil {
+		return err
+	}
+	// Java fills a batch per partition up to batch.size bytes and sends it
+	// when it is full or linger.ms has passed; with linger.ms=0 it sends at
+	// once whatever has gathered while earlier requests were in flight.
+	// sarama caps each partition's batch at Producer.MaxMessageBytes, which
+	// is also its largest accepted record, so the cap is batch.size or one
+	// record of this run, whichever is larger (Java too lets a large record
+	// make a batch of its own). The record limit proper, max.request.size,
+	// is checked before each send.
+	linger, err := s.durationMs("linger.ms", lingerMsDefault)
+	if err != nil {
+		return err
+	}
+	if linger > 0 {
+		// Only the timer flushes; a partition batch that would overflow
+		// batch.size flushes the request at once, as a full batch does in Java.
+		c.Producer.Flush.Frequency = linger
+	}
+	if pc.maxRequestSize, err = s.intValue("max.request.size", 1048576); err != nil {
+		return err
+	}
+	c.Producer.MaxMessageBytes = int(min(max(batchSize, int64(largestRecord+recordOverhead+1)), int64(sarama.MaxRequestSize-1)))
+	c.Producer.Partitioner = newStickyPartitioner(int(batchSize), 0)
+	inflight, err := s.intValue("max.in.flight.requests.per.connection", 5)
+	if err != nil {
+		return err
+	}
+	c.Net.MaxOpenRequests = int(max(inflight, 1))
+	if pc.maxBlock, err = s.durationMs("max.block.ms", 60000); err != nil {
+		return err
+	}
+	if pc.deliveryTimeout, err = s.durationMs("delivery.timeout.ms", 120000); err != nil {
+		return err
+	}
+	reqTimeout, _ := s.durationMs("request.timeout.ms", 30000)
+	c.Producer.Timeout = reqTimeout
+	backoff, _ := s.durationMs("retry.backoff.ms", 100)
+	maxBackoff, err := s.durationMs("retry.backoff.max.ms", 1000)
+	if err != nil {
+		return err
+	}
+	retries, err := s.intValue("retries", math.MaxInt32)
+	if err != nil {
+		return err
+	}
+	// Java retries until delivery.timeout.ms has passed, backing off
+	// exponentially from retry.backoff.ms to retry.backoff.max.ms; sarama
+	// counts retries, so allow as many as that schedule fits in the timeout.
+	backoffFor := func(attempt int) time.Duration {
+		return min(backoff<<min(attempt, 20), max(maxBackoff, backoff))
+	}
+	c.Producer.Retry.BackoffFunc = func(retries, _ int) time.Duration { return backoffFor(retries) }
+	fit, spent := int64(0), time.Duration(0)
+	for spent < pc.deliveryTimeout && fit < math.MaxInt32 {
+		spent += max(backoffFor(int(fit)), time.Millisecond)
+		fit++
+	}
+	c.Producer.Retry.Max = int(min(retries, fit, math.MaxInt32))
+	c.Metadata.Timeout = pc.maxBlock
+	c.Metadata.Retry.Max = int(max(int64(pc.maxBlock/max(backoff, time.Millisecond)), 1))
+
+	switch ct, _ := s.get("compression.type"); strings.TrimSpace(ct) {
+	case "", "none":
+		c.Producer.Compression = sarama.CompressionNone
+	case "gzip":
+		c.Producer.Compression = sarama.CompressionGZIP
+	case "snappy":
+		c.Producer.Compression = sarama.CompressionSnappy
+	case "lz4":
+		c.Producer.Compression = sarama.CompressionLZ4
+	case "zstd":
+		c.Producer.Compression = sarama.CompressionZSTD
+	default:
+		return &configError{fmt.Sprintf("Invalid value %s for configuration compression.type: String must be one of: none, gzip, snappy, lz4, zstd", ct)}
+	}
+	bufferMemory, err := s.intValue("buffer.memory", 33554432)
+	if err != nil {
+		return err
+	}
+	// buffer.memory bounds the records waiting to be sent; sarama bounds its
+	// input channel in messages, so size it for typical small records.
+	c.ChannelBufferSize = int(min(max(bufferMemory/1024, 256), 65536))
+
+	// Idempotence is on by default when acks=all (Java 3.0+); an explicit
+	// acks other than all turns the default off, an explicit true with acks
+	// other than all is an error, as in the Java client.
+	idem, explicit := s.get("enable.idempotence")
+	idempotent := c.Producer.RequiredAcks == sarama.WaitForAll
+	if explicit {
+		idempotent = strings.EqualFold(strings.TrimSpace(idem), "true")
+		if idempotent && c.Producer.RequiredAcks != sarama.WaitForAll {
+			return &configError{"Must set acks to all in order to use the idempotent producer. Otherwise we cannot guarantee idempotence."}
+		}
+	}
+	if id, ok := s.get("transactional.id"); ok && id != "" {
+		pc.transactionalID = id
+	}
+	if idempotent || pc.transactionalID != "" {
+		c.Producer.Idempotent = true
+		// sarama's idempotent producer keeps one request in flight per broker.
+		c.Net.MaxOpenRequests = 1
+		c.Producer.Retry.Max = max(c.Producer.Retry.Max, 1)
+	}
+	return nil
+}

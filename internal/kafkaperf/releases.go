@@ -1,0 +1,156 @@
+package kafkaperf
+
+import (
+	"github.com/perfclones/perfclones/internal/cli"
+	"github.com/perfclones/perfclones/internal/javaopts"
+)
+
+// Releases are the Kafka releases whose two tools these clones emulate,
+// selected by PERFCLONES_KAFKA_VERSION. The default is 3.9: the vendors'
+// documents (seeds 000 and 004) use the 2.2 and 2.7 tools, whose stdout for
+// their command lines is 3.9's (no deprecation notices, the program named
+// producer-performance), so their parsers keep working. 4.4 is the newest
+// release, whose tools print the deprecation notices and the 4.x texts.
+//
+// Every release's options are accepted in every release (a 3.9 run takes
+// --bootstrap-server, a 4.4 run takes --broker-list); what a release
+// decides is what is printed: help, errors, notices, warnings, --version,
+// and the defaults that changed under the tools.
+var Releases = cli.Releases[kafkaRelease]{
+	Env:     "PERFCLONES_KAFKA_VERSION",
+	Default: "3.9",
+	List: []cli.Release[kafkaRelease]{
+		{
+			Name: "3.9", Version: "3.9.2",
+			// Their seed-line stdout is 3.9's; their help and some parse
+			// errors differ (no --payload-monotonic before 3.9, Scala
+			// consumer help before 3.5), which this row does not emulate.
+			Also: []string{"2.2", "2.3", "2.4", "2.5", "2.6", "2.7", "2.8", "3.0", "3.1", "3.2", "3.3", "3.4", "3.5", "3.6", "3.7", "3.8", "3.9.0", "3.9.1"},
+			Diff: kafka39,
+		},
+		{Name: "4.4", Version: "4.4.0", Diff: kafka44},
+	},
+}
+
+// kafkaRelease is everything the two tools of one release print or
+// default differently from the other releases.
+type kafkaRelease struct {
+	producer producerRelease
+	consumer consumerRelease
+}
+
+// producerRelease is how one release's kafka-producer-perf-test differs.
+type producerRelease struct {
+	// prog is argparse4j's program name in usage and error lines.
+	prog        string
+	description string
+	// args is the release's own option table: it alone drives the help,
+	// the usage and the parse errors. The other releases' options are
+	// parsed by producerAllArgs when a command line uses them.
+	args []javaopts.Arg
+	// payloadGroup is the payload group's help description.
+	payloadGroup string
+	// noClientConfig is the parser error when no option gives client
+	// settings.
+	noClientConfig string
+	// checksAtParse: 4.x refuses --num-records, --record-size and
+	// --transaction-duration-ms below 1 as parser errors. Before, a zero
+	// --num-records ends in "/ by zero" and a negative --record-size in
+	// NegativeArraySizeException once the producer is built, and a
+	// duration below 1 means no transactions.
+	checksAtParse bool
+	// deprecationNotices: 4.2+ print a notice on stdout for each use of
+	// --producer-props and --producer.config.
+	deprecationNotices bool
+	transactions       transactionRules
+	// payloadCountLine is the format of the line after "Reading payloads
+	// from: ..." ("messages" up to 3.9, "records" in 4.x).
+	payloadCountLine string
+	// lingerMsDefault is the Java client's linger.ms default (0 up to
+	// 3.9, 5 from 4.0, KIP-1030).
+	lingerMsDefault int64
+}
+
+// transactionRules say when a run is transactional and with which id.
+type transactionRules struct {
+	// onlyWithDuration: up to 3.9 transactions are on only when
+	// --transaction-duration-ms is positive; from 4.0 also when a
+	// transactional id is given, with a default duration.
+	onlyWithDuration  bool
+	defaultDurationMs int64
+	// defaultID is the transactional.id when none is given; "" means
+	// "performance-producer-" and a random UUID (4.0+).
+	defaultID string
+}
+
+// consumerRelease is how one release's kafka-consumer-perf-test differs.
+type consumerRelease struct {
+	// options is the release's option table, with the other releases'
+	// options hidden (parsed, not in the help).
+	options func(group string) []javaopts.JoptOption
+	// checks are the release's checks after parsing, in its order: help,
+	// --version, then the required arguments.
+	checks func(c *consumerChecks) error
+	// threadsWarning is the stdout line printed when --threads or
+	// --num-fetch-threads is given (2.7-3.9); "" when the release does not
+	// know those options.
+	threadsWarning string
+	// deprecationNotices: 4.2+ warn on stdout about --messages and
+	// --consumer.config.
+	deprecationNotices bool
+	// timeoutWarning is the format of the line printed when --timeout
+	// ended the run early; 4.2 says "records" where earlier ones said
+	// "messages".
+	timeoutWarning string
+}
+
+var kafka39 = kafkaRelease{
+	producer: producerRelease{
+		prog:           "producer-performance",
+		description:    "This tool is used to verify the producer performance.",
+		args:           producerArgs39,
+		payloadGroup:   "either --record-size or --payload-file must be specified but not both.",
+		noClientConfig: "Either --producer-props or --producer.config must be specified.",
+		transactions: transactionRules{
+			onlyWithDuration: true,
+			defaultID:        "performance-producer-default-transactional-id",
+		},
+		payloadCountLine: "Number of messages read: %d",
+		lingerMsDefault:  0,
+	},
+	consumer: consumerRelease{
+		options:        consumerOptions39,
+		checks:         consumerChecks39,
+		threadsWarning: "WARNING: option [threads] and [num-fetch-threads] have been deprecated and will be ignored by the test",
+		timeoutWarning: "WARNING: Exiting before consuming the expected number of messages: timeout (%d ms) exceeded. You can use the --timeout option to increase the timeout.",
+	},
+}
+
+var kafka44 = kafkaRelease{
+	producer: producerRelease{
+		prog: "kafka-producer-perf-test",
+		description: "This tool is used to verify the producer performance. To enable transactions, you can specify a " +
+			"transactional id or set a transaction duration using --transaction-duration-ms. There are three ways to specify " +
+			"the transactional id: set transactional.id=<id> via --command-property, set transactional.id=<id> in the config " +
+			"file via --command-config, or use --transactional-id <id>.",
+		args:               producerArgs44,
+		payloadGroup:       exactlyOnePayload44,
+		noClientConfig:     "At least one of --bootstrap-server, --command-property, --producer-props, --producer.config or --command-config must be specified.",
+		checksAtParse:      true,
+		deprecationNotices: true,
+		transactions:       transactionRules{defaultDurationMs: 3000},
+		payloadCountLine:   "Number of records read: %d",
+		lingerMsDefault:    5,
+	},
+	consumer: consumerRelease{
+		options:            consumerOptions44,
+		checks:             consumerChecks44,
+		deprecationNotices: true,
+		timeoutWarning:     "WARNING: Exiting before consuming the expected number of records: timeout (%d ms) exceeded. You can use the --timeout option to increase the timeout.",
+	},
+}
+
+// selectRelease is the release PERFCLONES_KAFKA_VERSION asks for.
+func selectRelease(getenv func(string) string) (*cli.Release[kafkaRelease], error) {
+	return Releases.Select(getenv)
+}
