@@ -41,6 +41,8 @@ import (
 
 	"github.com/IBM/sarama"
 
+	"github.com/perfclones/perfclones/internal/result"
+	"github.com/perfclones/perfclones/internal/result/resulttest"
 	"github.com/perfclones/perfclones/internal/shapes"
 	"github.com/perfclones/perfclones/internal/testenv"
 )
@@ -68,13 +70,21 @@ func newKafkaTools(t *testing.T) *kafkaTools {
 	return &kafkaTools{env: env, ours: ourKafkaTools(t)}
 }
 
-// argv returns the command for tool: "producer", "consumer" (ours), or
-// "java:producer", "java:consumer", "java:consumer39" (scripts/kafka-tool).
+// argv returns the command for tool: ours emulating 4.4 ("producer",
+// "consumer", with PERFCLONES_KAFKA_VERSION=4.4) or 3.9, the default
+// ("producer39", "consumer39", no variable), or Kafka's own
+// ("java:producer", "java:consumer", "java:producer39", "java:consumer39",
+// scripts/kafka-tool).
 func (k *kafkaTools) argv(tool string, args []string) []string {
+	as44 := []string{"env", "PERFCLONES_KAFKA_VERSION=4.4"}
 	switch tool {
 	case "producer":
-		return append([]string{k.ours.producer}, args...)
+		return append(append(as44, k.ours.producer), args...)
 	case "consumer":
+		return append(append(as44, k.ours.consumer), args...)
+	case "producer39":
+		return append([]string{k.ours.producer}, args...)
+	case "consumer39":
 		return append([]string{k.ours.consumer}, args...)
 	}
 	java, ok := strings.CutPrefix(tool, "java:")
@@ -413,7 +423,8 @@ type kafkaCase struct {
 	// $CLUSTER, and the record count by $N. $GROUP is a fresh group id per
 	// run; $TOPIC a topic given by the test.
 	seed, args string
-	java       string // "java:producer", "java:consumer", "java:consumer39"
+	java       string // "java:producer", "java:consumer", "java:producer39", "java:consumer39"
+	ours       string // "producer", "consumer" (as 4.4), "producer39", "consumer39" (the default)
 	ourN       int    // $N for ours
 	javaN      int    // $N for the Java tool
 	rc         int
@@ -509,7 +520,7 @@ func (k *kafkaTools) runProducerCase(t *testing.T, tc kafkaCase) {
 		return r, endOffsetsGrowth(t, addrs, tc.topic, before, sent)
 	}
 	j, jGrew := run(tc.java, tc.javaN)
-	o, oGrew := run("producer", tc.ourN)
+	o, oGrew := run(tc.ours, tc.ourN)
 	compareKafkaRuns(t, tc, j, o)
 	if tc.rc != 0 {
 		return
@@ -606,13 +617,22 @@ func TestCompatKafkaProducerSeeds(t *testing.T) {
 		},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if tc.args == "" {
-				tc.args = seedLocal(tc.seed, tc.cluster)
+		// Each seed line beside the 3.9.2 tool with ours as it runs by
+		// default, and beside the 4.4.0 tool with ours as 4.4; the 4.x
+		// spellings only beside 4.4 (3.9 refuses them).
+		for _, rel := range []struct{ name, java, ours string }{{"3.9", "java:producer39", "producer39"}, {"4.4", "java:producer", "producer"}} {
+			if tc.seed == "" && rel.name == "3.9" {
+				continue
 			}
-			tc.java = "java:producer"
-			k.runProducerCase(t, tc)
-		})
+			t.Run(tc.name+" "+rel.name, func(t *testing.T) {
+				tc := tc
+				if tc.args == "" {
+					tc.args = seedLocal(tc.seed, tc.cluster)
+				}
+				tc.java, tc.ours = rel.java, rel.ours
+				k.runProducerCase(t, tc)
+			})
+		}
 	}
 }
 
@@ -639,8 +659,14 @@ func TestCompatKafkaConsumerSeeds(t *testing.T) {
 	const seed = "--topic topic-1 --fetch-size 1048576 --messages 100000 --group group-1 --broker-list kafka-xxxc5y.kafka.ivolces.com:9092"
 	tests := []kafkaCase{
 		// Seed 004 verbatim: --broker-list is gone in 4.0, so the reference is
-		// 3.9; ours prints 4.2's deprecation warning for --messages.
-		{name: "seed004 3.9", seed: seed, java: "java:consumer39", oursOnly: []string{messagesNotice}},
+		// 3.9, and ours runs as by default (3.9): no deprecation notice.
+		{name: "seed004 3.9", seed: seed, java: "java:consumer39", ours: "consumer39"},
+		// Ours as 4.4 still takes --broker-list, and prints 4.4's notice.
+		{name: "seed004 as 4.4 beside 3.9", seed: seed, java: "java:consumer39", oursOnly: []string{messagesNotice}},
+		{
+			name: "seed004 --bootstrap-server 3.9", java: "java:consumer39", ours: "consumer39",
+			args: "--topic topic-1 --fetch-size 1048576 --messages $N --group $GROUP --bootstrap-server $SINGLE",
+		},
 		// The same with 4.x's --bootstrap-server, still with --messages.
 		{
 			name: "seed004 --bootstrap-server --messages",
@@ -669,9 +695,12 @@ func TestCompatKafkaConsumerSeeds(t *testing.T) {
 			if tc.java == "" {
 				tc.java = "java:consumer"
 			}
+			if tc.ours == "" {
+				tc.ours = "consumer"
+			}
 			tc.ourN, tc.javaN = n, n
 			j := runKafka(t, kafkaRunTimeout, k.argv(tc.java, splitKafkaArgs(t, tc.args, k.vars(n, ""))))
-			o := runKafka(t, kafkaRunTimeout, k.argv("consumer", splitKafkaArgs(t, tc.args, k.vars(n, ""))))
+			o := runKafka(t, kafkaRunTimeout, k.argv(tc.ours, splitKafkaArgs(t, tc.args, k.vars(n, ""))))
 			_, oo := compareKafkaRuns(t, tc, j, o)
 			wantHeader := consumerHeaderLine
 			if strings.Contains(tc.args, "--show-detailed-stats") {
@@ -779,13 +808,10 @@ const (
 	stderrJoptHelp                     // the first line, then the jopt-simple help table row by row
 )
 
-// joptByDesign are the consumer's help rows that differ from 4.4's on
-// purpose: ours also takes 3.9's options, so --bootstrap-server is
-// "REQUIRED unless --broker-list" and three more rows appear.
+// The consumer's help is each release's byte for byte: ours hides the
+// other releases' options.
 var (
-	joptChanged = map[string]bool{"bootstrap-server": true}
-	joptExtra   = map[string]bool{"broker-list": true, "threads": true, "num-fetch-threads": true}
-	joptRowRe   = regexp.MustCompile(`^--([a-z][a-z0-9.-]*)`)
+	joptRowRe = regexp.MustCompile(`^--([a-z][a-z0-9.-]*)`)
 )
 
 // joptRows splits a jopt-simple help table (after the message line) into
@@ -832,9 +858,6 @@ func compareJoptHelp(t *testing.T, j, o []string) {
 		t.Errorf("help table header differs (trailing spaces removed):\n%s", d)
 	}
 	for _, name := range jorder {
-		if joptChanged[name] {
-			continue
-		}
 		orow, ok := or[name]
 		if !ok {
 			t.Errorf("help: ours has no --%s row", name)
@@ -845,7 +868,7 @@ func compareJoptHelp(t *testing.T, j, o []string) {
 		}
 	}
 	for _, name := range oorder {
-		if _, ok := jr[name]; !ok && !joptExtra[name] {
+		if _, ok := jr[name]; !ok {
 			t.Errorf("help: ours has an extra --%s row", name)
 		}
 	}
@@ -862,6 +885,11 @@ func TestCompatKafkaErrors(t *testing.T) {
 		stderr stderrCheck
 		// shapeOnly compares stdout masked (a version), not byte for byte.
 		shapeOnly bool
+		// only44: the command line uses an option the 3.9 tools refuse, or
+		// 3.9 runs it (--record-size 0); it is checked beside 4.4 only.
+		// Beside 3.9 every consumer case runs with --messages for
+		// --num-records.
+		only44 bool
 	}{
 		// Producer (argparse4j): usage and message on stderr, exit 1.
 		{name: "producer missing --throughput", java: "producer", args: "--topic t --num-records 10 --record-size 10 " + props, rc: 1},
@@ -877,9 +905,9 @@ func TestCompatKafkaErrors(t *testing.T) {
 		{name: "producer -h after options", java: "producer", args: "--topic t -h", rc: 1},
 		{name: "producer no args", java: "producer", args: "", rc: 0},
 		{name: "producer --num-records 0", java: "producer", args: "--topic t --num-records 0 --record-size 10 --throughput -1 " + props, rc: 1},
-		{name: "producer --record-size 0", java: "producer", args: "--topic t --num-records 10 --record-size 0 --throughput -1 " + props, rc: 1},
-		{name: "producer warmup = num-records", java: "producer", args: "--topic t --num-records 10 --warmup-records 10 --record-size 10 --throughput -1 " + props, rc: 1},
-		{name: "producer warmup > num-records", java: "producer", args: "--topic t --num-records 10 --warmup-records 11 --record-size 10 --throughput -1 " + props, rc: 1},
+		{name: "producer --record-size 0", java: "producer", args: "--topic t --num-records 10 --record-size 0 --throughput -1 " + props, rc: 1, only44: true},
+		{name: "producer warmup = num-records", java: "producer", args: "--topic t --num-records 10 --warmup-records 10 --record-size 10 --throughput -1 " + props, rc: 1, only44: true},
+		{name: "producer warmup > num-records", java: "producer", args: "--topic t --num-records 10 --warmup-records 11 --record-size 10 --throughput -1 " + props, rc: 1, only44: true},
 		{name: "producer throughput -1.5", java: "producer", args: "--topic t --num-records 10 --record-size 10 --throughput -1.5 " + props, rc: 1},
 		{name: "producer record-size and payload-file", java: "producer", args: "--topic t --num-records 10 --record-size 10 --payload-file /nonexistent --throughput -1 " + props, rc: 1},
 
@@ -890,21 +918,48 @@ func TestCompatKafkaErrors(t *testing.T) {
 		{name: "consumer missing argument", java: "consumer", args: "--bootstrap-server $SINGLE --topic t --num-records", rc: 1, stderr: stderrJoptHelp},
 		{name: "consumer --version", java: "consumer", args: "--version", rc: 0, shapeOnly: true},
 		{name: "consumer neither messages nor num-records", java: "consumer", args: "--bootstrap-server $SINGLE --topic t", rc: 1, stderr: stderrJoptHelp},
-		{name: "consumer messages and num-records", java: "consumer", args: "--bootstrap-server $SINGLE --topic t --messages 10 --num-records 10", rc: 1, stderr: stderrJoptHelp},
+		{name: "consumer messages and num-records", java: "consumer", args: "--bootstrap-server $SINGLE --topic t --messages 10 --num-records 10", rc: 1, stderr: stderrJoptHelp, only44: true},
 		{name: "consumer neither topic nor include", java: "consumer", args: "--bootstrap-server $SINGLE --num-records 10", rc: 1, stderr: stderrJoptHelp},
 		{name: "consumer bad number", java: "consumer", args: "--bootstrap-server $SINGLE --topic t --num-records abc", rc: 1, stderr: stderrFirstLine},
 		// The seeds' host names do not resolve here: the Java clients fail
 		// at construction.
-		{name: "producer unresolvable bootstrap server", java: "producer", args: "--topic t --num-records 10 --record-size 10 --throughput -1 --bootstrap-server kafka-xxxc5y.kafka.ivolces.com:9092 --command-property max.block.ms=3000", rc: 1, stderr: stderrFirstLine},
+		{name: "producer unresolvable bootstrap server", java: "producer", args: "--topic t --num-records 10 --record-size 10 --throughput -1 --bootstrap-server kafka-xxxc5y.kafka.ivolces.com:9092 --command-property max.block.ms=3000", rc: 1, stderr: stderrFirstLine, only44: true},
 		{name: "consumer unresolvable bootstrap server", java: "consumer", args: "--topic t --num-records 10 --bootstrap-server kafka-xxxc5y.kafka.ivolces.com:9092", rc: 1, stderr: stderrFirstLine},
 		{name: "consumer reporting interval 0", java: "consumer", args: "--bootstrap-server $SINGLE --topic t --num-records 10 --reporting-interval 0", rc: 1, stderr: stderrFirstLine},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			args := splitKafkaArgs(t, tc.args, k.vars(0, ""))
-			j := runKafka(t, kafkaRunTimeout, k.argv("java:"+tc.java, args))
-			o := runKafka(t, kafkaRunTimeout, k.argv(tc.java, args))
+		for _, rel := range []string{"3.9", "4.4"} {
+			if tc.only44 && rel == "3.9" {
+				continue
+			}
+			t.Run(tc.name+" "+rel, func(t *testing.T) {
+				t.Parallel()
+				kafkaErrorCase(t, k, tc.java, rel, tc.args, tc.rc, tc.stderr, tc.shapeOnly)
+			})
+		}
+	}
+}
+
+// kafkaErrorCase runs one error case of TestCompatKafkaErrors with the Java
+// tool of release rel and ours emulating it.
+func kafkaErrorCase(t *testing.T, k *kafkaTools, tool, rel, line string, rc int, check stderrCheck, shapeOnly bool) {
+	tc := struct {
+		rc        int
+		stderr    stderrCheck
+		shapeOnly bool
+	}{rc, check, shapeOnly}
+	java, ours := "java:"+tool, tool
+	if rel == "3.9" {
+		java, ours = java+"39", ours+"39"
+		if tool == "consumer" {
+			line = strings.ReplaceAll(line, "--num-records", "--messages")
+		}
+	}
+	{
+		{
+			args := splitKafkaArgs(t, line, k.vars(0, ""))
+			j := runKafka(t, kafkaRunTimeout, k.argv(java, args))
+			o := runKafka(t, kafkaRunTimeout, k.argv(ours, args))
 			if j.rc != tc.rc || o.rc != tc.rc {
 				t.Errorf("exit code: Java %d, ours %d, want %d", j.rc, o.rc, tc.rc)
 			}
@@ -940,7 +995,7 @@ func TestCompatKafkaErrors(t *testing.T) {
 					compareJoptHelp(t, js, ourErr)
 				}
 			}
-		})
+		}
 	}
 }
 
@@ -1178,4 +1233,109 @@ func restartBrokers(t *testing.T) {
 		waitInSync(t, env.ClusterAddrs, topic, 3, 2*time.Minute)
 	}
 	t.Logf("cluster restored in %v", time.Since(start).Round(time.Millisecond))
+}
+
+// ---- result file ------------------------------------------------------------
+
+// TestCompatKafkaResultFile runs seed 004's lines with PERFCLONES_RESULT and
+// checks the file against the schema and the printed lines. The producer's
+// percentiles are printed from Java's sampled integer-ms latencies; with
+// fewer than 1,000,000 records every ack is sampled, so the printed p-th
+// percentile is the (floor(p*n)+1)-th smallest of n integer-ms latencies.
+// Each of those is within 1.001 ms of the same ack's latency in the
+// histogram (wall-clock ms are floored at both ends; microseconds
+// truncated), so the two order statistics are within 1001 µs of each
+// other, and the histogram reports its value at that rank to within its
+// 3 significant digits (at most 1/1024 above).
+func TestCompatKafkaResultFile(t *testing.T) {
+	k := newKafkaTools(t)
+	requireTopic(t, []string{k.env.Bootstrap}, k.env.SeedTopic, 3, 1)
+	dir := t.TempDir()
+
+	t.Run("producer", func(t *testing.T) {
+		const n = 20000
+		file := filepath.Join(dir, "producer.json")
+		args := splitKafkaArgs(t, seedLocal("--topic topic-1 --num-records 100000 --throughput 20000 --record-size 1000 --producer-props bootstrap.servers=kafka-xxxc5y.kafka.ivolces.com:9092", false), k.vars(n, ""))
+		r := runCommand(t, append([]string{k.ours.producer}, args...), kafkaRunTimeout, false, "", []string{"PERFCLONES_RESULT=" + file})
+		if r.rc != 0 {
+			t.Fatalf("rc %d\n%s%s", r.rc, r.stdout, r.stderr)
+		}
+		run := readResult(t, file, "kafka-producer-perf-test")
+		final := lastLine(shapes.Lines(r.stdout))
+		sent, ok := finalSent(t, shapes.Lines(r.stdout))
+		if !ok || len(run.Tests) != 1 {
+			t.Fatalf("final line %q, %d tests", final, len(run.Tests))
+		}
+		test := run.Tests[0]
+		if test.Name != "produce" || test.Counts.Operations != sent || test.Counts.Bytes != sent*1000 {
+			t.Errorf("test %q: operations %d, bytes %d; printed %d records sent of 1000 bytes", test.Name, test.Counts.Operations, test.Counts.Bytes, sent)
+		}
+		lat := test.Latency["send"]
+		if lat == nil {
+			t.Fatal("no send latency")
+		}
+		h, err := resulttest.Histogram(lat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.TotalCount() != test.Counts.Operations {
+			t.Errorf("histogram holds %d values, operations %d", h.TotalCount(), test.Counts.Operations)
+		}
+		// "..., 1 ms 50th, 84 ms 95th, 139 ms 99th, 155 ms 99.9th."
+		f := strings.Split(strings.TrimSuffix(final, "."), ", ")
+		for i, p := range []float64{0.5, 0.95, 0.99, 0.999} {
+			printed, err := strconv.ParseInt(strings.Fields(f[4+i])[0], 10, 64)
+			if err != nil {
+				t.Fatalf("percentile in %q: %v", final, err)
+			}
+			rank := int64(p*float64(sent)) + 1
+			got := h.ValueAtPercentile(100 * float64(rank) / float64(sent))
+			if lo, hi := printed*1000-1001, (printed*1000+1001)*1025/1024+1; got < lo || got > hi {
+				t.Errorf("p%v: printed %d ms, histogram %d µs at rank %d, want within [%d, %d]", p*100, printed, got, rank, lo, hi)
+			}
+		}
+		if len(test.Intervals) != strings.Count(r.stdout, "ms max latency.\n") {
+			t.Errorf("%d intervals, %d window lines", len(test.Intervals), strings.Count(r.stdout, "ms max latency.\n"))
+		}
+	})
+
+	t.Run("consumer", func(t *testing.T) {
+		const n = 20000
+		k.ensureRecords(t, k.env.SeedTopic, n, 1000)
+		file := filepath.Join(dir, "consumer.json")
+		args := splitKafkaArgs(t, seedLocal("--topic topic-1 --fetch-size 1048576 --messages 100000 --group group-1 --broker-list kafka-xxxc5y.kafka.ivolces.com:9092", false), k.vars(n, ""))
+		r := runCommand(t, append([]string{k.ours.consumer}, args...), kafkaRunTimeout, false, "", []string{"PERFCLONES_RESULT=" + file})
+		if r.rc != 0 {
+			t.Fatalf("rc %d\n%s%s", r.rc, r.stdout, r.stderr)
+		}
+		run := readResult(t, file, "kafka-consumer-perf-test")
+		f, ok := consumerSummary(shapes.Lines(r.stdout))
+		if !ok || len(run.Tests) != 1 {
+			t.Fatalf("summary found %v, %d tests\n%s", ok, len(run.Tests), r.stdout)
+		}
+		test := run.Tests[0]
+		if got := strconv.FormatInt(test.Counts.Operations, 10); test.Name != "consume" || got != f[2] {
+			t.Errorf("test %q: operations %s, printed nMsg %s", test.Name, got, f[2])
+		}
+		if mb := strconv.FormatFloat(float64(test.Counts.Bytes)/1048576, 'f', 4, 64); mb != f[0] {
+			t.Errorf("bytes %d = %s MB, printed %s", test.Counts.Bytes, mb, f[0])
+		}
+	})
+}
+
+// readResult reads and validates a result file of tool emulating 3.9.
+func readResult(t *testing.T, file, tool string) *result.Run {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := resulttest.Validate(b)
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", file, err, b)
+	}
+	if run.Tool != tool || run.Release != "3.9" || run.Ending != "completed" || run.ExitCode != 0 {
+		t.Errorf("run: tool %q release %q ending %q exit %d", run.Tool, run.Release, run.Ending, run.ExitCode)
+	}
+	return run
 }
