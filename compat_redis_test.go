@@ -22,6 +22,9 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/perfclones/perfclones/internal/latency"
+	"github.com/perfclones/perfclones/internal/result"
+	"github.com/perfclones/perfclones/internal/result/resulttest"
 	"github.com/perfclones/perfclones/internal/shapes"
 	"github.com/perfclones/perfclones/internal/testenv"
 )
@@ -982,6 +985,282 @@ func TestRedisBenchmarkNormalise(t *testing.T) {
 			if tt.want != nil || tt.problems == 0 {
 				if d := shapes.Diff(tt.want, n.stdout); d != "" {
 					t.Errorf("normalised stdout:\n%s", d)
+				}
+			}
+		})
+	}
+}
+
+// Result files: the seed lines, scaled down, with PERFCLONES_RESULT set.
+
+var (
+	// quietValuesRe is a -q line: title, rps, p50.
+	quietValuesRe = regexp.MustCompile(`^(.*): (\S+) requests per second, p50=(\S+) msec$`)
+	// csvValuesRe is a --csv row: title, rps, avg, min, p50, p95, p99, max.
+	csvValuesRe = regexp.MustCompile(`^"(.*)","([^"]*)","([^"]*)","([^"]*)","([^"]*)","([^"]*)","([^"]*)","([^"]*)"$`)
+)
+
+// printedTest is what our stdout says of one test.
+type printedTest struct {
+	title     string
+	completed int64 // "N requests completed"; -1 where the mode does not print it
+	// summary holds the printed latencies by name (avg min p50 p95 p99 max).
+	summary map[string]string
+	// percentileLines and cumulativeLines are the latency blocks of the full report.
+	percentileLines, cumulativeLines []string
+}
+
+// printedTests reads the tests of a run's stdout (progress removed).
+func printedTests(t *testing.T, lines []string) []printedTest {
+	t.Helper()
+	var tests []printedTest
+	cols := []string{"avg", "min", "p50", "p95", "p99", "max"}
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		if m := quietValuesRe.FindStringSubmatch(l); m != nil {
+			tests = append(tests, printedTest{title: m[1], completed: -1, summary: map[string]string{"p50": m[3]}})
+			continue
+		}
+		if m := csvValuesRe.FindStringSubmatch(l); m != nil {
+			if m[1] == "test" {
+				continue
+			}
+			pt := printedTest{title: m[1], completed: -1, summary: map[string]string{}}
+			for c, name := range cols {
+				pt.summary[name] = m[3+c]
+			}
+			tests = append(tests, pt)
+			continue
+		}
+		title, ok := strings.CutPrefix(l, "====== ")
+		if !ok {
+			continue
+		}
+		pt := printedTest{title: strings.TrimSuffix(title, " ======"), completed: -1, summary: map[string]string{}}
+		var block *[]string
+		for i++; i < len(lines) && !strings.HasPrefix(lines[i], "====== "); i++ {
+			l := lines[i]
+			switch {
+			case completedRe.MatchString(l):
+				pt.completed, _ = strconv.ParseInt(completedRe.FindStringSubmatch(l)[1], 10, 64)
+			case l == latencyBlock[0].Header:
+				block = &pt.percentileLines
+			case l == latencyBlock[1].Header:
+				block = &pt.cumulativeLines
+			case latencyLineRe.MatchString(l) && block != nil:
+				*block = append(*block, l)
+			case l == summaryHeader && i+1 < len(lines):
+				for c, v := range strings.Fields(lines[i+1]) {
+					pt.summary[cols[c]] = v
+				}
+				block = nil
+			default:
+				block = nil
+			}
+		}
+		i--
+		tests = append(tests, pt)
+	}
+	return tests
+}
+
+// latencyLine is one latency block line as redis-benchmark prints it.
+func latencyLine(l latency.Line) string {
+	return fmt.Sprintf("%.3f%% <= %.3f milliseconds (cumulative count %d)", l.Percent, latency.MillisFloat32(l.Value), l.Count)
+}
+
+// checkPrintedLatencies compares what the C tool's formulas give for the
+// decoded histogram with what was printed, to the printed precision.
+func checkPrintedLatencies(t *testing.T, name string, snap *latency.Snapshot, pt printedTest) {
+	t.Helper()
+	want := map[string]string{
+		"avg": fmt.Sprintf("%.3f", float64(float32(snap.Mean()/1000))),
+		"min": fmt.Sprintf("%.3f", latency.MillisFloat32(snap.Min())),
+		"p50": fmt.Sprintf("%.3f", latency.MillisFloat32(snap.ValueAtPercentile(50))),
+		"p95": fmt.Sprintf("%.3f", latency.MillisFloat32(snap.ValueAtPercentile(95))),
+		"p99": fmt.Sprintf("%.3f", latency.MillisFloat32(snap.ValueAtPercentile(99))),
+		"max": fmt.Sprintf("%.3f", latency.MillisFloat32(snap.Max())),
+	}
+	if len(pt.summary) == 0 || (pt.completed >= 0 && (len(pt.percentileLines) == 0 || len(pt.cumulativeLines) == 0 || len(pt.summary) != 6)) {
+		t.Errorf("%s: the latencies printed were not all found: %+v", name, pt)
+	}
+	for k, printed := range pt.summary {
+		if want[k] != printed {
+			t.Errorf("%s: printed %s %s msec, the histogram gives %s", name, k, printed, want[k])
+		}
+	}
+	for _, b := range []struct {
+		what    string
+		printed []string
+		lines   []latency.Line
+	}{
+		{"percentile distribution", pt.percentileLines, snap.PercentileLines()},
+		{"cumulative distribution", pt.cumulativeLines, snap.CumulativeLines(100)},
+	} {
+		if b.printed == nil {
+			continue
+		}
+		var got []string
+		for _, l := range b.lines {
+			got = append(got, latencyLine(l))
+		}
+		if d := shapes.Diff(b.printed, got); d != "" {
+			t.Errorf("%s: %s of the histogram differs from the printed one (want printed, got histogram):\n%s", name, b.what, d)
+		}
+	}
+}
+
+// resultFile runs our tool with PERFCLONES_RESULT set and returns the run
+// and the validated file (nil when none was written).
+func resultFile(t *testing.T, args []string, timeout time.Duration, interrupt bool, extraEnv ...string) (toolRun, *result.Run) {
+	t.Helper()
+	path := t.TempDir() + "/result.json"
+	r := runCommand(t, append([]string{ourTool(t, "redis-benchmark")}, args...), timeout, interrupt, "",
+		append([]string{result.Env + "=" + path}, extraEnv...))
+	b, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return r, nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := resulttest.Validate(b)
+	if err != nil {
+		t.Fatalf("the result file does not validate: %v\n%s", err, b)
+	}
+	return r, res
+}
+
+func TestCompatRedisResult(t *testing.T) {
+	s := redisServers(t)
+	tests := []struct {
+		name     string
+		args     string
+		requests int64
+		reports  int
+	}{
+		// Seed 000: -h -p -a -n -r -c 200 -d 32 -t set,get, and its --threads, -k 0 and --cluster forms.
+		{name: "seed000", args: "-h $HOST -p $AUTHPORT -a $PW -c 200 -n 20000 -r 1000000 -d 32 -t set,get", requests: 20000, reports: 2},
+		{name: "seed000 threads", args: "-h $HOST -p $PORT --threads 4 -n 20000 -r 1000000 -c 200 -d 32 -t set,get", requests: 20000, reports: 2},
+		{name: "seed000 short connections", args: "-h $HOST -p $PORT -k 0 -n 3000 -c 20 -r 1000000 -d 32 -t set,get", requests: 3000, reports: 2},
+		{name: "seed000 cluster", args: "-h $CLUSTERHOST -p $CLUSTERPORT --cluster -n 20000 -r 1000000 -c 200 -d 32 -t set,get", requests: 20000, reports: 2},
+		// Seed 003: -t set,get -r 1000000 -n 1000000 -c 1000.
+		{name: "seed003", args: "-h $HOST -p $PORT -t set,get -r 1000000 -n 20000 -c 1000", requests: 20000, reports: 2},
+		{name: "seed003 quiet", args: "-h $HOST -p $PORT -q -t set,get -r 1000000 -n 20000 -c 1000", requests: 20000, reports: 2},
+		{name: "csv", args: "-h $HOST -p $PORT --csv -n 10000 -t ping,set,get,mset", requests: 10000, reports: 5},
+		{name: "pipeline 16", args: "-h $HOST -p $PORT -P 16 -n 50000 -t set,get", requests: 50000, reports: 2},
+		{name: "precision 1", args: "-h $HOST -p $PORT --precision 1 -n 10000 -t set,get", requests: 10000, reports: 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := expandArgs(t, tt.args, s.vars)
+			r, res := resultFile(t, args, cTimeout, false)
+			if r.rc != 0 {
+				t.Fatalf("rc %d\nstderr: %s", r.rc, r.stderr)
+			}
+			if res == nil {
+				t.Fatal("no result file")
+			}
+			if res.Tool != "redis-benchmark" || res.Release != "7.4" || res.Ending != "completed" || res.ExitCode != 0 {
+				t.Errorf("tool %q release %q ending %q exit code %d", res.Tool, res.Release, res.Ending, res.ExitCode)
+			}
+			if strings.Join(res.Args, "\x00") != strings.Join(args, "\x00") {
+				t.Errorf("args %q, want %q", res.Args, args)
+			}
+			printed := printedTests(t, shapes.Lines(stripProgress(r.stdout)))
+			if len(printed) != tt.reports || len(res.Tests) != tt.reports {
+				t.Fatalf("%d tests printed, %d in the file, want %d\nstdout:\n%s", len(printed), len(res.Tests), tt.reports, quoteCR(r.stdout))
+			}
+			for i, test := range res.Tests {
+				pt := printed[i]
+				if test.Name != pt.title {
+					t.Errorf("test %d: %q in the file, %q printed", i, test.Name, pt.title)
+				}
+				ops := test.Counts.Operations
+				switch {
+				case pt.completed >= 0 && ops != pt.completed:
+					t.Errorf("%s: %d operations, printed %d requests completed", test.Name, ops, pt.completed)
+				case pt.completed < 0 && ops != tt.requests: // -q and --csv print no count
+					t.Errorf("%s: %d operations, want -n %d", test.Name, ops, tt.requests)
+				}
+				l := test.Latency["request"]
+				if l == nil {
+					t.Fatalf("%s: no request latency", test.Name)
+				}
+				snap, err := resulttest.Histogram(l)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if snap.TotalCount() != ops || l.Count != ops {
+					t.Errorf("%s: the histogram holds %d values (count %d), %d operations recorded", test.Name, snap.TotalCount(), l.Count, ops)
+				}
+				if l.Percentiles["50"] != snap.ValueAtPercentile(50) || l.Max != snap.Max() {
+					t.Errorf("%s: summary %+v disagrees with its histogram", test.Name, l)
+				}
+				checkPrintedLatencies(t, test.Name, snap, pt)
+			}
+			if t.Failed() {
+				t.Logf("stdout:\n%s", quoteCR(r.stdout))
+			}
+		})
+	}
+}
+
+// TestCompatRedisResultEndings checks the release variable and the result
+// file of runs that do not complete.
+func TestCompatRedisResultEndings(t *testing.T) {
+	s := redisServers(t)
+
+	t.Run("unknown release", func(t *testing.T) {
+		args := expandArgs(t, "-h $HOST -p $PORT -c 200 -n 20000 -r 1000000 -d 32 -t set,get", s.vars)
+		r, res := resultFile(t, args, 10*time.Second, false, "PERFCLONES_REDIS_VERSION=bogus")
+		lines := shapes.Lines(r.stderr)
+		if r.rc != 2 || r.stdout != "" || len(lines) != 1 || !strings.Contains(lines[0], "PERFCLONES_REDIS_VERSION=bogus") {
+			t.Errorf("rc %d stdout %q stderr %q, want 2, nothing and one line naming the variable", r.rc, r.stdout, r.stderr)
+		}
+		if res != nil {
+			t.Errorf("a result file was written: %+v", res)
+		}
+	})
+
+	// Seed 000's idle connections, and the loop, stopped by Ctrl+C: the C
+	// tool dies by SIGINT, and so does ours after writing the file.
+	for _, tt := range []struct {
+		name, args string
+		passes     bool
+	}{
+		{name: "loop", args: "-h $HOST -p $PORT -c 5 -l -q -n 2000 -t set", passes: true},
+		{name: "idle", args: "-h $HOST -p $PORT -c 5 -I"},
+	} {
+		t.Run(tt.name+" interrupted", func(t *testing.T) {
+			args := expandArgs(t, tt.args, s.vars)
+			r, res := resultFile(t, args, 1500*time.Millisecond, true)
+			if !r.timedOut || r.rc != -1 || r.stderr != "" {
+				t.Errorf("timed out %v, rc %d (want -1: killed by the signal), stderr %q", r.timedOut, r.rc, r.stderr)
+			}
+			if res == nil {
+				t.Fatal("no result file")
+			}
+			if res.Ending != "interrupted" || res.ExitCode != 130 {
+				t.Errorf("ending %q exit code %d, want interrupted and 130", res.Ending, res.ExitCode)
+			}
+			if !tt.passes {
+				if len(res.Tests) != 0 {
+					t.Errorf("tests %+v", res.Tests)
+				}
+				return
+			}
+			printed := printedTests(t, shapes.Lines(stripProgress(r.stdout)))
+			if len(res.Tests) < 2 || len(printed) < len(res.Tests)-1 {
+				t.Fatalf("%d tests in the file, %d printed; want two passes or more", len(res.Tests), len(printed))
+			}
+			// Every pass but the one under way when the signal came completed.
+			for i, test := range res.Tests {
+				if i < len(printed) && test.Counts.Operations != 2000 {
+					t.Errorf("pass %d: %d operations, want 2000", i+1, test.Counts.Operations)
+				}
+				if l := test.Latency["request"]; l == nil || l.Count != test.Counts.Operations {
+					t.Errorf("pass %d: latency %+v for %d operations", i+1, l, test.Counts.Operations)
 				}
 			}
 		})

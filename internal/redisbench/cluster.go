@@ -1,6 +1,7 @@
 package redisbench
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -26,10 +27,9 @@ type clusterConfig struct {
 
 // fetchClusterConfig reads the masters and their slots from the entry node,
 // with the C tool's messages for each way this can fail.
-func fetchClusterConfig(env *runEnv) (*clusterConfig, error) {
-	ep := env.target
+func fetchClusterConfig(ctx context.Context, d *dialer, ep endpoint, auth []string, warn func(string)) (*clusterConfig, error) {
 	failed := fmt.Sprintf("Failed to fetch cluster configuration from %s", ep)
-	s, err := openSetupConn(env.dialer, ep, env.opts)
+	s, err := openSetupConn(ctx, d, ep, auth)
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +44,7 @@ func fetchClusterConfig(env *runEnv) (*clusterConfig, error) {
 	text, _ := v.(string)
 	nodes, warnings, err := parseClusterNodes(text, ep)
 	for _, w := range warnings {
-		env.warn(w)
+		warn(w)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s\n%s", err.Error(), failed)
@@ -146,14 +146,14 @@ func (n *clusterNode) writeTag(buf []byte, offs []int, rnd *sharedRandom) {
 
 // refreshSlots re-reads the slot map with CLUSTER SLOTS after a MOVED or
 // ASK. When another client is already refreshing, it returns at once.
-func (cc *clusterConfig) refreshSlots(env *runEnv) error {
+func (cc *clusterConfig) refreshSlots(ctx context.Context, d *dialer, auth []string, warn func(string)) error {
 	if !cc.refreshMu.TryLock() {
 		return nil
 	}
 	defer cc.refreshMu.Unlock()
-	env.warn("WARNING: Cluster slots configuration changed, fetching new one...")
+	warn("WARNING: Cluster slots configuration changed, fetching new one...")
 	const failed = "Failed to update cluster slots configuration"
-	s, err := openSetupConn(env.dialer, cc.nodes[0].ep, env.opts)
+	s, err := openSetupConn(ctx, d, cc.nodes[0].ep, auth)
 	if err != nil {
 		return err
 	}

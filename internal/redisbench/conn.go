@@ -1,6 +1,7 @@
 package redisbench
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -55,13 +56,15 @@ type tlsError struct{ reason string }
 
 func (e *tlsError) Error() string { return "Could not negotiate a TLS connection: " + e.reason }
 
-func (d *dialer) dial(ep endpoint) (net.Conn, error) {
+// dial connects to ep; a cancelled ctx ends a connect or handshake at once.
+func (d *dialer) dial(ctx context.Context, ep endpoint) (net.Conn, error) {
 	var c net.Conn
 	var err error
+	nd := net.Dialer{Timeout: connectTimeout}
 	if ep.socket != "" {
-		c, err = net.DialTimeout("unix", ep.socket, connectTimeout)
+		c, err = nd.DialContext(ctx, "unix", ep.socket)
 	} else {
-		c, err = net.DialTimeout("tcp", net.JoinHostPort(ep.host, strconv.Itoa(ep.port)), connectTimeout)
+		c, err = nd.DialContext(ctx, "tcp", net.JoinHostPort(ep.host, strconv.Itoa(ep.port)))
 	}
 	if err != nil {
 		return nil, &connectError{addr: ep.String(), reason: strerror(err)}
@@ -79,7 +82,7 @@ func (d *dialer) dial(ep endpoint) (net.Conn, error) {
 	}
 	tc := tls.Client(c, cfg)
 	_ = tc.SetDeadline(time.Now().Add(connectTimeout))
-	if err := tc.Handshake(); err != nil {
+	if err := tc.HandshakeContext(ctx); err != nil {
 		c.Close()
 		return nil, &tlsError{reason: err.Error()}
 	}
@@ -231,19 +234,16 @@ type setupConn struct {
 	rd   *replyReader
 }
 
-// openSetupConn connects and authenticates. Errors are the C tool's messages.
-func openSetupConn(d *dialer, ep endpoint, o *Options) (*setupConn, error) {
-	c, err := d.dial(ep)
+// openSetupConn connects and authenticates with auth (the AUTH command, nil
+// for none). Errors are the C tool's messages.
+func openSetupConn(ctx context.Context, d *dialer, ep endpoint, auth []string) (*setupConn, error) {
+	c, err := d.dial(ctx, ep)
 	if err != nil {
 		return nil, err
 	}
 	s := &setupConn{conn: c, rd: newReplyReader(c)}
-	if o.HasPassword {
-		args := []string{"AUTH", o.Password}
-		if o.User != "" {
-			args = []string{"AUTH", o.User, o.Password}
-		}
-		v, err := s.do(args...)
+	if auth != nil {
+		v, err := s.do(auth...)
 		if err != nil {
 			s.close()
 			return nil, fmt.Errorf("ERROR: failed to fetch reply from %s", ep)

@@ -1,6 +1,13 @@
 // Package redisbench is a drop-in clone of Redis's C redis-benchmark (7.4):
 // the same options, the same output lines, and the same meaning of every
 // number, measured by a client that is at least as fast.
+//
+// options.go parses the command line into Options; plan.go turns them into
+// the plan of a run (endpoints, TLS, connection prefixes, the tests and
+// their encoded commands); run.go connects and runs the clients, which only
+// count and record; report.go formats the original's lines and the result
+// file's tests from what was recorded; releases.go holds the emulated
+// release's texts.
 package redisbench
 
 import (
@@ -8,251 +15,292 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
+	"syscall"
 	"time"
 
 	"github.com/perfclones/perfclones/internal/cli"
+	"github.com/perfclones/perfclones/internal/clock"
 	"github.com/perfclones/perfclones/internal/lineout"
+	"github.com/perfclones/perfclones/internal/result"
 )
 
-// runEnv is everything the benchmarks of one invocation share.
-type runEnv struct {
-	ctx     context.Context
-	opts    *Options
-	dialer  *dialer
-	target  endpoint
-	cluster *clusterConfig // nil unless --cluster
-	threads int            // --threads, or the master count in cluster mode
-	config  *serverConfig  // CONFIG GET results for the report, nil when unavailable
-	random  *sharedRandom
-	clock   *msClock
-
-	out      *lineout.Writer
-	errOut   *lineout.Writer
-	progress *progressPrinter
+// Tool is redis-benchmark as cmd/ binaries run it. Like the C tool, a
+// closed pipe or a hang-up does not end the run, and SIGINT or SIGTERM
+// kills it (after our result file is written).
+var Tool = cli.Tool{
+	Name:          toolName,
+	About:         "Redis's redis-benchmark",
+	Main:          Main,
+	IgnoreSignals: []os.Signal{syscall.SIGPIPE, syscall.SIGHUP},
+	DiesBySignal:  true,
 }
 
-// prefix returns the commands every new connection sends before its first
-// batch (AUTH, CLIENT TRACKING, SELECT, HELLO 3, in the C tool's order) and
-// how many replies they produce. SELECT is never sent to a cluster node.
-func (env *runEnv) prefix(clusterClient bool) ([]byte, int) {
-	o := env.opts
-	var b []byte
-	n := 0
-	if o.HasPassword {
-		if o.User != "" {
-			b = append(b, encodeCommand([]string{"AUTH", o.User, o.Password})...)
-		} else {
-			b = append(b, encodeCommand([]string{"AUTH", o.Password})...)
-		}
-		n++
-	}
-	if o.EnableTracking {
-		b = append(b, encodeCommand([]string{"CLIENT", "TRACKING", "on"})...)
-		n++
-	}
-	if o.DBNum != 0 && !clusterClient {
-		b = append(b, encodeCommand([]string{"SELECT", fmt.Sprint(o.DBNum)})...)
-		n++
-	}
-	if o.RESP3 {
-		b = append(b, encodeCommand([]string{"HELLO", "3"})...)
-		n++
-	}
-	return b, n
-}
-
-func (env *runEnv) warn(line string) { env.errOut.Line(line) }
-
-// msClock reads milliseconds since the epoch the way the C tool's mstime()
-// does, but from the monotonic clock so that a clock step cannot distort a run.
-type msClock struct {
-	baseUnixMs int64
-	base       time.Time
-}
-
-func newMsClock() *msClock {
-	now := time.Now()
-	return &msClock{baseUnixMs: now.UnixMilli(), base: now}
-}
-
-func (c *msClock) nowMs() int64 { return c.baseUnixMs + time.Since(c.base).Milliseconds() }
+// toolName is the original's command name, which the result file names.
+const toolName = "redis-benchmark"
 
 // Main runs redis-benchmark with the given arguments and returns the exit
 // code. stdin is only read for -x.
 func Main(ctx context.Context, args []string, sys cli.IO) int {
-	stdin := sys.Stdin
+	rel, err := releases.Select(sys.Getenv)
+	if err != nil {
+		return cli.Finish(sys, err)
+	}
 	out := lineout.New(sys.Stdout)
 	errOut := lineout.New(sys.Stderr)
-	o, res := parseOptions(args)
-	for _, w := range res.warnings {
+	o, parsed := parseOptions(args)
+	for _, w := range parsed.warnings {
 		errOut.Line(w)
 	}
-	switch res.outcome {
+	switch parsed.outcome {
 	case outcomeHelp:
-		out.Write(usageText)
+		out.Write(rel.Diff.usage)
 		return 0
 	case outcomeVersion:
-		out.Line("redis-benchmark " + Version)
+		out.Line("redis-benchmark " + rel.Version)
 		return 0
 	case outcomeInvalid:
-		out.Write(fmt.Sprintf("Invalid option \"%s\" or option argument missing\n\n", res.badArg))
-		out.Write(usageText)
+		out.Write(fmt.Sprintf("Invalid option \"%s\" or option argument missing\n\n", parsed.badArg))
+		out.Write(rel.Diff.usage)
 		return 1
 	case outcomeFatal:
-		errOut.Line(res.fatal)
+		errOut.Line(parsed.fatal)
 		return 1
 	}
 
-	seed := uint32(time.Now().Unix()) ^ uint32(os.Getpid())
-	if o.HasSeed {
-		seed = uint32(o.Seed)
+	rec := result.New(toolName, rel.Name, args)
+	inv := &invocation{ctx: ctx, stdin: sys.Stdin, out: out, errOut: errOut}
+	if sys.Getenv(result.Env) != "" {
+		inv.rec = rec
 	}
-	env := &runEnv{
-		ctx:     ctx,
-		opts:    &o,
-		target:  endpoint{host: o.Host, port: o.Port, socket: o.Socket},
-		threads: o.Threads,
-		random:  &sharedRandom{g: newGlibcRandom(seed)},
-		clock:   newMsClock(),
-		out:     out,
-		errOut:  errOut,
+	err = inv.run(&o)
+	if ctx.Err() != nil {
+		// The C tool dies by the signal and prints nothing more; we stop,
+		// keep what was measured and return the code of that death.
+		code, ok := cli.Interrupted(ctx)
+		if !ok {
+			code = 130 // cancelled by our caller: as if by Ctrl+C
+		}
+		rec.Finish("interrupted", code, nil)
+		rec.Save(sys.Getenv, sys.Stderr)
+		return code
 	}
-	env.progress = newProgressPrinter(env)
-	tlsConfig, err := buildTLSConfig(o.TLS)
+	code := cli.Finish(sys, err)
+	ending := "completed"
 	if err != nil {
-		errOut.Line(err.Error())
-		return 1
+		ending = "failed"
 	}
-	env.dialer = &dialer{tls: tlsConfig}
+	rec.Finish(ending, code, err)
+	rec.Save(sys.Getenv, sys.Stderr)
+	return code
+}
 
-	if err := env.discover(); err != nil {
-		errOut.Line(err.Error())
-		return 1
+// invocation is one run of Main past option parsing.
+type invocation struct {
+	ctx    context.Context
+	stdin  io.Reader
+	out    *lineout.Writer
+	errOut *lineout.Writer
+	// rec collects the tests for the result file; nil when none is asked for
+	// (an -l run would otherwise grow it forever for nothing).
+	rec *result.Run
+}
+
+// run connects, runs every test and prints their reports. Its error is
+// the fatal message the C tool prints.
+func (inv *invocation) run(o *Options) error {
+	wall := clock.NewWall()
+	progress := newProgressPrinter(inv.out, wall, o.CSV)
+	p, err := buildPlan(o)
+	if err != nil {
+		return err
 	}
-	if o.KeepAlive == 0 {
-		errOut.Line("WARNING: Keepalive disabled. You probably need 'echo 1 > /proc/sys/net/ipv4/tcp_tw_reuse' for Linux and 'sudo sysctl -w net.inet.tcp.msl=1000' for Mac OS X in order to use a lot of clients/requests")
+	s := &session{
+		plan:    p,
+		threads: p.threads,
+		random:  &sharedRandom{g: newGlibcRandom(p.seed)},
+		clock:   wall,
+		warn:    inv.errOut.Line,
 	}
-	if len(o.Command) > 0 && o.HasTests {
-		errOut.Line("WARNING: Option -t is ignored.")
+	if err := inv.discover(s); err != nil {
+		return err
 	}
-	if o.Idle {
-		return env.idle()
+	if p.warnKeepAliveOff {
+		inv.errOut.Line(keepAliveOffWarning)
 	}
-	if o.CSV {
-		out.Line(`"test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"`)
+	if p.warnTestsIgnored {
+		inv.errOut.Line(testsIgnoredWarning)
+	}
+	if p.idle {
+		return inv.idle(s, progress)
+	}
+	if p.report.csv {
+		inv.out.Line(csvHeader)
 	}
 
-	if len(o.Command) > 0 {
+	if p.command != nil {
 		var stdinArg []byte
-		if o.StdinLast {
-			if stdin != nil {
-				stdinArg, err = io.ReadAll(stdin)
-				if err != nil {
-					errOut.Line("Error reading from stdin: " + err.Error())
-					return 1
-				}
+		if p.stdinLast {
+			if stdinArg, err = readAll(inv.ctx, inv.stdin); err != nil {
+				return err
 			}
 		}
-		spec := customSpec(o.Command, stdinArg, o.StdinLast)
+		spec := p.customTest(stdinArg)
 		for {
-			// The report's "bytes payload" is the size of the encoded command.
-			if code := env.runAndReport(spec, len(spec.command)); code != 0 {
-				return code
+			if err := inv.runTest(s, progress, spec); err != nil {
+				return err
 			}
-			if !o.Loop {
-				return 0
+			if !p.loop {
+				return nil
 			}
 		}
 	}
-
-	payload := newPayloadGenerator()
 	for {
-		data := payload.next(o.DataSize)
-		for _, spec := range selectedSuite(&o, data) {
-			if code := env.runAndReport(spec, o.DataSize); code != 0 {
-				return code
+		for _, spec := range p.nextPass() {
+			if err := inv.runTest(s, progress, spec); err != nil {
+				return err
 			}
 		}
-		if !o.CSV {
-			out.Write("\n")
+		if !p.report.csv {
+			inv.out.Write("\n")
 		}
-		if !o.Loop {
-			return 0
+		if !p.loop {
+			return nil
 		}
 	}
 }
 
-// runAndReport runs one benchmark and prints its report; a non-zero result
-// is the exit code of a fatal error already printed.
-func (env *runEnv) runAndReport(spec benchmarkSpec, payloadSize int) int {
-	if err := env.ctx.Err(); err != nil {
-		return 1
+// readAll reads -x's argument from stdin, or gives up when ctx ends.
+func readAll(ctx context.Context, stdin io.Reader) ([]byte, error) {
+	if stdin == nil {
+		return nil, nil
 	}
-	res, err := env.runBenchmark(spec)
-	if err != nil {
-		env.errOut.Line(err.Error())
-		return 1
+	type read struct {
+		b   []byte
+		err error
+	}
+	done := make(chan read, 1)
+	go func() {
+		b, err := io.ReadAll(stdin)
+		done <- read{b, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil {
+			return nil, cli.Failure("Error reading from stdin: " + r.err.Error())
+		}
+		return r.b, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// runTest runs one test, records it and prints its report.
+func (inv *invocation) runTest(s *session, progress *progressPrinter, spec benchmarkSpec) error {
+	if err := inv.ctx.Err(); err != nil {
+		return err
+	}
+	r := s.newBenchmark(inv.ctx, spec)
+	if err := r.connect(s.plan.connections); err != nil {
+		return err
+	}
+	progress.beginTest(spec, s.threads)
+	r.start()
+	ticker := progress.follow(r, r.startMs, r.done)
+	res := r.wait()
+	ticker.stop()
+	intervals := progress.endTest(res)
+	if inv.rec != nil {
+		t, err := resultTest(res, intervals)
+		if err != nil {
+			return err
+		}
+		inv.rec.Tests = append(inv.rec.Tests, t)
+	}
+	if res.fatal != nil {
+		return res.fatal
+	}
+	if err := inv.ctx.Err(); err != nil {
+		return err
 	}
 	report := reportInput{
-		opts:        env.opts,
-		result:      res,
-		payloadSize: payloadSize,
-		config:      env.config,
-		threads:     env.threads,
-		cleanWidth:  env.progress.lastPrintedBytes(),
+		cfg:        s.plan.report,
+		result:     res,
+		config:     s.config,
+		threads:    s.threads,
+		cleanWidth: progress.lastPrintedBytes(),
 	}
-	if env.cluster != nil {
-		report.cluster = env.cluster.reportNodes()
+	if s.cluster != nil {
+		report.cluster = s.cluster.reportNodes()
 	}
-	env.out.Write(formatReport(&report))
-	return 0
+	inv.out.Write(formatReport(&report))
+	return nil
 }
 
 // discover connects once before the benchmarks: in cluster mode to read the
 // cluster's masters, otherwise to read the server's persistence settings.
-func (env *runEnv) discover() error {
-	o := env.opts
-	if o.Cluster {
-		cc, err := fetchClusterConfig(env)
+func (inv *invocation) discover(s *session) error {
+	p := s.plan
+	if p.cluster {
+		cc, err := fetchClusterConfig(inv.ctx, p.dialer, p.target, p.auth, s.warn)
 		if err != nil {
 			return err
 		}
-		env.cluster = cc
-		var b strings.Builder
-		fmt.Fprintf(&b, "Cluster has %d master nodes:\n\n", len(cc.nodes))
-		for i, n := range cc.nodes {
-			fmt.Fprintf(&b, "Master %d: %s %s\n", i, n.name, n.ep)
-		}
-		b.WriteString("\n")
-		env.out.Write(b.String())
+		s.cluster = cc
+		inv.out.Write(clusterBanner(cc.nodes))
 		for _, n := range cc.nodes {
-			s, err := openSetupConn(env.dialer, n.ep, o)
+			conn, err := openSetupConn(inv.ctx, p.dialer, n.ep, p.auth)
 			if err == nil {
-				n.config, err = fetchConfig(s, n.ep)
-				s.close()
+				// A node that refuses CONFIG only loses its report lines.
+				n.config, _ = fetchConfig(conn, n.ep)
+				conn.close()
 			}
 			if n.config == nil {
-				env.warn(fmt.Sprintf("WARNING: Could not fetch node CONFIG %s", n.ep))
+				s.warn(noNodeConfigWarning(n.ep))
 			}
 		}
-		if env.threads == 0 {
-			env.threads = len(cc.nodes)
+		if s.threads == 0 {
+			s.threads = len(cc.nodes)
 		}
 		return nil
 	}
-	s, err := openSetupConn(env.dialer, env.target, o)
+	conn, err := openSetupConn(inv.ctx, p.dialer, p.target, p.auth)
 	if err != nil {
 		return err
 	}
-	defer s.close()
-	cfg, err := fetchConfig(s, env.target)
+	defer conn.close()
+	cfg, err := fetchConfig(conn, p.target)
 	if err != nil {
 		return err
 	}
 	if cfg == nil {
-		env.warn("WARNING: Could not fetch server CONFIG")
+		s.warn(noConfigWarning)
 	}
-	env.config = cfg
+	s.config = cfg
 	return nil
+}
+
+// idle is -I: open the connections, send nothing, and print the number of
+// live clients on every tick until interrupted or a connection breaks.
+func (inv *invocation) idle(s *session, progress *progressPrinter) error {
+	inv.out.Write(idleBanner(s.plan.report.clients))
+	ic, err := s.openIdle(inv.ctx)
+	if err != nil {
+		return err
+	}
+	defer ic.close()
+	timer := time.NewTimer(progress.untilNextTick())
+	defer timer.Stop()
+	for {
+		select {
+		case <-inv.ctx.Done():
+			return inv.ctx.Err()
+		case msg := <-ic.failed:
+			return cli.Failure(msg)
+		case <-timer.C:
+			if !s.plan.report.csv {
+				inv.out.Write(idleTick(len(ic.conns)))
+			}
+			timer.Reset(tickMs * time.Millisecond)
+		}
+	}
 }

@@ -1,21 +1,11 @@
 package redisbench
 
 import (
-	_ "embed"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
 )
-
-// usageText is redis-benchmark 7.4's --help output (built with TLS), byte for byte.
-//
-//go:embed usage.txt
-var usageText string
-
-// Version is what -v/--version reports: the redis-benchmark release whose
-// behaviour this package reproduces.
-const Version = "7.4.1"
 
 // Defaults of the C tool.
 const (

@@ -23,11 +23,10 @@ func TestFormatReportDefault(t *testing.T) {
 	o := defaultOptions()
 	o.Clients = 1
 	in := &reportInput{
-		opts:        &o,
-		result:      &benchmarkResult{title: "GET", finished: 10, elapsedMs: 5, latency: snapshotOf(3, smallGetValues...)},
-		payloadSize: 3,
-		config:      &serverConfig{save: "", appendonly: "no"},
-		cleanWidth:  59,
+		cfg:        newReportConfig(&o),
+		result:     &benchmarkResult{spec: benchmarkSpec{title: "GET", payloadSize: 3}, finished: 10, elapsedMs: 5, latency: snapshotOf(3, smallGetValues...)},
+		config:     &serverConfig{save: "", appendonly: "no"},
+		cleanWidth: 59,
 	}
 	want := "                                                           \r====== GET ======\n" +
 		"  10 requests completed in 0.00 seconds\n" +
@@ -63,29 +62,29 @@ func TestFormatReportVariants(t *testing.T) {
 	snap := snapshotOf(3, smallGetValues...)
 	tests := []struct {
 		name string
-		edit func(o *Options, in *reportInput)
+		edit func(o *reportConfig, in *reportInput)
 		want string
 	}{
-		{"quiet", func(o *Options, in *reportInput) { o.Quiet = true },
+		{"quiet", func(o *reportConfig, in *reportInput) { o.quiet = true },
 			" \rGET: 2000.00 requests per second, p50=0.023 msec\n"},
-		{"csv", func(o *Options, in *reportInput) { o.CSV = true },
+		{"csv", func(o *reportConfig, in *reportInput) { o.csv = true },
 			`"GET","2000.00","0.409","0.016","0.023","3.831","3.831","3.831"` + "\n"},
-		{"csv title is not escaped", func(o *Options, in *reportInput) {
-			o.CSV = true
-			in.result.title = `set k "v"`
+		{"csv title is not escaped", func(o *reportConfig, in *reportInput) {
+			o.csv = true
+			in.result.spec.title = `set k "v"`
 		}, `"set k "v"","2000.00","0.409","0.016","0.023","3.831","3.831","3.831"` + "\n"},
-		{"zero elapsed gives inf", func(o *Options, in *reportInput) { o.Quiet = true; in.result.elapsedMs = 0 },
+		{"zero elapsed gives inf", func(o *reportConfig, in *reportInput) { o.quiet = true; in.result.elapsedMs = 0 },
 			" \rGET: inf requests per second, p50=0.023 msec\n"},
-		{"float32 rps", func(o *Options, in *reportInput) {
-			o.Quiet = true
+		{"float32 rps", func(o *reportConfig, in *reportInput) {
+			o.quiet = true
 			in.result.finished, in.result.elapsedMs = 20000, 34
 		}, " \rGET: 588235.25 requests per second, p50=0.023 msec\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			o := defaultOptions()
-			in := &reportInput{opts: &o, result: &benchmarkResult{title: "GET", finished: 10, elapsedMs: 5, latency: snap}}
-			tt.edit(&o, in)
+			in := &reportInput{cfg: newReportConfig(&o), result: &benchmarkResult{spec: benchmarkSpec{title: "GET"}, finished: 10, elapsedMs: 5, latency: snap}}
+			tt.edit(&in.cfg, in)
 			if got := formatReport(in); got != tt.want {
 				t.Errorf("got  %q\nwant %q", got, tt.want)
 			}
@@ -97,11 +96,10 @@ func TestFormatReportClusterAndThreads(t *testing.T) {
 	o := defaultOptions()
 	o.Cluster = true
 	in := &reportInput{
-		opts:        &o,
-		result:      &benchmarkResult{title: "SET", finished: 1, elapsedMs: 0, latency: snapshotOf(3, 39)},
-		cluster:     []*serverConfig{{save: "", appendonly: "no"}, nil, {save: "3600 1", appendonly: "yes"}},
-		threads:     3,
-		payloadSize: 3,
+		cfg:     newReportConfig(&o),
+		result:  &benchmarkResult{spec: benchmarkSpec{title: "SET", payloadSize: 3}, finished: 1, elapsedMs: 0, latency: snapshotOf(3, 39)},
+		cluster: []*serverConfig{{save: "", appendonly: "no"}, nil, {save: "3600 1", appendonly: "yes"}},
+		threads: 3,
 	}
 	want := " \r====== SET ======\n" +
 		"  1 requests completed in 0.00 seconds\n" +
