@@ -14,6 +14,7 @@ import (
 	"github.com/perfclones/perfclones/internal/kafkaperf"
 	"github.com/perfclones/perfclones/internal/multicall"
 	"github.com/perfclones/perfclones/internal/redisbench"
+	"github.com/perfclones/perfclones/internal/rmqbench"
 )
 
 // tools are every tool this binary holds, in the order it lists them.
@@ -21,6 +22,7 @@ var tools = multicall.Set{
 	redisbench.Tool,
 	kafkaperf.ProducerTool,
 	kafkaperf.ConsumerTool,
+	rmqbench.Tool,
 }
 
 func main() {

@@ -1,0 +1,290 @@
+package rmqbench
+
+import (
+	"strings"
+
+	"github.com/perfclones/perfclones/internal/cli"
+	"github.com/perfclones/perfclones/internal/javaopts"
+	"github.com/perfclones/perfclones/internal/jvm"
+)
+
+// mode is one of the benchmark's programs: the class a distribution script
+// starts, the app name its help prints, and its options.
+type mode struct {
+	Name string // producer, consumer, batchproducer
+	App  string // benchmarkProducer ...
+	// options lists the program's options in the order the Java code adds
+	// them (ServerUtil's -h and -n first), which is the order ambiguous
+	// prefixes are reported in; help sorts its own copy.
+	options func(d *diff) []javaopts.CommonsOption
+}
+
+// opt is a commons-cli option that takes one value, as every benchmark
+// option but -h does.
+func opt(short, long, desc string) javaopts.CommonsOption {
+	return javaopts.CommonsOption{Short: short, Long: long, Desc: desc, Arg: javaopts.CommonsOneArg}
+}
+
+// common are ServerUtil.buildCommandlineOptions' two options.
+func common() []javaopts.CommonsOption {
+	return []javaopts.CommonsOption{
+		{Short: "h", Long: "help", Desc: "Print help", Arg: javaopts.CommonsNoArg},
+		opt("n", "namesrvAddr", "Name server address list, eg: '192.168.0.1:9876;192.168.0.2:9876'"),
+	}
+}
+
+// The help texts of -ak and -sk name each other's default, as the
+// originals' do (the real defaults are accessKey rocketmq2, secretKey
+// 12345678).
+func aclOptions() []javaopts.CommonsOption {
+	return []javaopts.CommonsOption{
+		opt("a", "aclEnable", "Acl Enable, Default: false"),
+		opt("ak", "accessKey", "Acl access key, Default: 12345678"),
+		opt("sk", "secretKey", "Acl secret key, Default: rocketmq2"),
+	}
+}
+
+func reportIntervalOption() javaopts.CommonsOption {
+	return opt("ri", "reportInterval", "The number of ms between reports, Default: 10000")
+}
+
+func compressOptions(withEnable bool) []javaopts.CommonsOption {
+	var out []javaopts.CommonsOption
+	if withEnable {
+		out = append(out, opt("c", "compressEnable", "Enable compress msg over 4K, Default: false"))
+	}
+	return append(out,
+		opt("ct", "compressType", "Message compressed type, Default: ZLIB"),
+		opt("cl", "compressLevel", "Message compressed level, Default: 5"),
+		opt("ch", "compressOverHowMuch", "Compress message when body over how much(unit Byte), Default: 4096"),
+	)
+}
+
+var producerMode = mode{Name: "producer", App: "benchmarkProducer", options: func(d *diff) []javaopts.CommonsOption {
+	o := append(common(),
+		opt("w", "threadCount", "Thread count, Default: 64"),
+		opt("s", "messageSize", "Message Size, Default: 128"),
+		opt("k", "keyEnable", "Message Key Enable, Default: false"),
+		opt("t", "topic", "Topic name, Default: BenchmarkTest"),
+		opt("l", "tagCount", "Tag count, Default: 0"),
+		opt("m", "msgTraceEnable", "Message Trace Enable, Default: false"),
+	)
+	o = append(o, aclOptions()...)
+	o = append(o,
+		opt("q", "messageQuantity", "Send message quantity, Default: 0, running forever"),
+		opt("d", "delayEnable", "Delay message Enable, Default: false"),
+		opt("e", "delayLevel", "Delay message level, Default: 1"),
+		opt("y", "asyncEnable", "Enable async produce, Default: false"),
+	)
+	if d.Compress {
+		o = append(o, compressOptions(true)...)
+	}
+	if d.ReportInterval {
+		o = append(o, reportIntervalOption())
+	}
+	return o
+}}
+
+var consumerMode = mode{Name: "consumer", App: "benchmarkConsumer", options: func(d *diff) []javaopts.CommonsOption {
+	o := append(common(),
+		opt("t", "topic", "Topic name, Default: BenchmarkTest"),
+		opt("w", "threadCount", "Thread count, Default: 20"),
+		opt("g", "group", "Consumer group name, Default: benchmark_consumer"),
+		opt("p", "group prefix enable", "Is group prefix enable, Default: false"),
+		opt("f", "filterType", "TAG, SQL92"),
+		opt("e", "expression", "filter expression content file path.ie: ./test/expr"),
+		opt("r", "fail rate", "consumer fail rate, default 0"),
+		opt("m", "msgTraceEnable", "Message Trace Enable, Default: false"),
+	)
+	o = append(o, aclOptions()...)
+	if d.ReportInterval {
+		o = append(o, reportIntervalOption())
+	}
+	return o
+}}
+
+var batchProducerMode = mode{Name: "batchproducer", App: "benchmarkBatchProducer", options: func(d *diff) []javaopts.CommonsOption {
+	o := append(common(),
+		// Re-adding -n replaces ServerUtil's (same key), as in the original.
+		opt("n", "namesrv", "name server, Default: 127.0.0.1:9876"),
+		opt("t", "topic", "Topic name, Default: BenchmarkTest"),
+		opt("w", "threadCount", "Thread count, Default: 64"),
+		opt("s", "messageSize", "Message Size, Default: 128"),
+		opt("b", "batchSize", "Batch Size, Default: 16"),
+		opt("k", "keyEnable", "Message Key Enable, Default: false"),
+		opt("p", "propertySize", "Property Size, Default: 0"),
+		opt("l", "tagCount", "Tag count, Default: 0"),
+		opt("m", "msgTraceEnable", "Message Trace Enable, Default: false"),
+		opt("a", "aclEnable", "Acl Enable, Default: false"),
+	)
+	if d.Compress {
+		o = append(o,
+			opt("ak", "accessKey", "Acl Access Key, Default: rocketmq2"),
+			opt("sk", "secretKey", "Acl Secret Key, Default: 123456789"),
+		)
+		o = append(o, compressOptions(true)...)
+	} else {
+		o = append(o,
+			opt("c", "accessKey", "Acl Access Key, Default: rocketmq2"),
+			opt("e", "secretKey", "Acl Secret Key, Default: 123456789"),
+		)
+	}
+	if d.ReportInterval {
+		o = append(o, reportIntervalOption())
+	}
+	return o
+}}
+
+// modes are the programs by the name the multi-call binary and the
+// distribution scripts use.
+var modes = map[string]*mode{
+	"producer":      &producerMode,
+	"consumer":      &consumerMode,
+	"batchproducer": &batchProducerMode,
+}
+
+// parsed is a parsed command line: its values by option key.
+type parsed struct {
+	line *javaopts.CommonsLine
+}
+
+// parse parses args as ServerUtil.parseCmdLine does: -h prints the help on
+// stdout and exits 0; a parse error prints (5.1.4+) its message on stderr,
+// then the help, and exits 1.
+func parse(m *mode, d *diff, args []string) (*parsed, error) {
+	options := m.options(d)
+	tokens := args
+	var err error
+	if !d.DefaultParser {
+		tokens, err = posixTokens(options, args)
+	}
+	var line *javaopts.CommonsLine
+	if err == nil {
+		line, err = (&javaopts.CommonsParser{Options: options}).Parse(tokens)
+	}
+	help := helpText(m.App, options)
+	if err != nil {
+		exit := &cli.Exit{Code: 1, Stdout: help}
+		if d.ParseErrorLine {
+			exit.Stderr = err.Error() + "\n"
+		}
+		return nil, exit
+	}
+	if line.Has("h") {
+		return nil, &cli.Exit{Code: 0, Stdout: help}
+	}
+	return &parsed{line: line}, nil
+}
+
+// posixTokens rewrites a command line so that commons-cli 1.5's
+// DefaultParser reads it as 1.2's PosixParser (RocketMQ 4.9) does: a long
+// name must be given whole (no prefixes), and "-xVALUE" and "-x=VALUE" are
+// burst into "-x" and the rest of the token ("=VALUE" stays "=VALUE").
+func posixTokens(options []javaopts.CommonsOption, args []string) ([]string, error) {
+	short := map[string]*javaopts.CommonsOption{}
+	long := map[string]bool{}
+	for i := range options {
+		short[options[i].Key()] = &options[i]
+		long[options[i].Long] = true
+	}
+	var out []string
+	for i, tok := range args {
+		switch {
+		case tok == "--":
+			return append(out, args[i:]...), nil
+		case strings.HasPrefix(tok, "--"):
+			name, _, _ := strings.Cut(tok[2:], "=")
+			if !long[name] {
+				return nil, &javaopts.CommonsError{Msg: "Unrecognized option: " + tok}
+			}
+			out = append(out, tok)
+		case strings.HasPrefix(tok, "-") && len(tok) > 2 && short[tok[1:]] == nil && !long[tok[1:]]:
+			// PosixParser.burstToken.
+			rest := tok[1:]
+			for len(rest) > 0 {
+				o := short[rest[:1]]
+				if o == nil {
+					return nil, &javaopts.CommonsError{Msg: "Unrecognized option: " + tok}
+				}
+				out = append(out, "-"+rest[:1])
+				if o.Arg != javaopts.CommonsNoArg && len(rest) > 1 {
+					out = append(out, rest[1:])
+					break
+				}
+				rest = rest[1:]
+			}
+		default:
+			out = append(out, tok)
+		}
+	}
+	return out, nil
+}
+
+// str is the option's first value, trimmed when the original trims it,
+// or def.
+func (p *parsed) str(key, def string, trim bool) string {
+	v, ok := p.line.Value(key)
+	if !ok {
+		return def
+	}
+	if trim {
+		return strings.TrimSpace(v)
+	}
+	return v
+}
+
+func (p *parsed) has(key string) bool { return p.line.Has(key) }
+
+// boolean is commandLine.hasOption(k) && Boolean.parseBoolean(value).
+func (p *parsed) boolean(key string) bool {
+	v, ok := p.line.Value(key)
+	return ok && strings.EqualFold(v, "true")
+}
+
+// numberError is the uncaught NumberFormatException a bad number ends
+// main with, after what was printed before.
+func numberError(err error, before []string) *cli.Exit {
+	return jvm.Uncaught(jvm.Exception{Class: "java.lang.NumberFormatException", Message: err.Error()}, before)
+}
+
+// integer is Integer.parseInt of the value, or def.
+func (p *parsed) integer(key string, def int, trim bool) (int, error) {
+	v, ok := p.line.Value(key)
+	if !ok {
+		return def, nil
+	}
+	if trim {
+		v = strings.TrimSpace(v)
+	}
+	n, err := javaopts.ParseJavaInt(v)
+	if err != nil {
+		return 0, numberError(err, nil)
+	}
+	return int(n), nil
+}
+
+// long is Long.parseLong of the value, or def.
+func (p *parsed) long(key string, def int64) (int64, error) {
+	v, ok := p.line.Value(key)
+	if !ok {
+		return def, nil
+	}
+	n, err := javaopts.ParseJavaLong(v)
+	if err != nil {
+		return 0, numberError(err, nil)
+	}
+	return n, nil
+}
+
+// double is Double.parseDouble of the trimmed value, or def.
+func (p *parsed) double(key string, def float64) (float64, error) {
+	v, ok := p.line.Value(key)
+	if !ok {
+		return def, nil
+	}
+	n, err := javaopts.ParseJavaDouble(strings.TrimSpace(v))
+	if err != nil {
+		return 0, numberError(err, nil)
+	}
+	return n, nil
+}
