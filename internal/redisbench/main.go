@@ -33,6 +33,10 @@ var Tool = cli.Tool{
 	Main:          Main,
 	IgnoreSignals: []os.Signal{syscall.SIGPIPE, syscall.SIGHUP},
 	DiesBySignal:  true,
+	// Where a Redis source tree keeps the binary after make (./redis-benchmark
+	// in src/, /root/redis-6.2.6/src/redis-benchmark); bin/redis-benchmark
+	// stands for make install's copy on PATH.
+	Layout: []cli.Entry{{Path: "redis/src/redis-benchmark"}},
 }
 
 // toolName is the original's command name, which the result file names.
