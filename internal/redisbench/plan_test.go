@@ -1,6 +1,8 @@
 package redisbench
 
 import (
+	"bytes"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -189,5 +191,61 @@ func TestParseClusterNodes(t *testing.T) {
 		if got := cc.nodeForClient(i, 3).name; got != want {
 			t.Errorf("client %d goes to %s, want %s", i, got, want)
 		}
+	}
+}
+
+func TestBuildPlan(t *testing.T) {
+	tests := []struct {
+		args                  string
+		prefix, clusterPrefix string
+		auth                  []string
+		connections           int
+		reconnect             bool
+		tests                 []string // titles of the first pass
+		payloadSize           int
+	}{
+		{args: "-c 0 -t set,get", connections: 1, tests: []string{"SET", "GET"}, payloadSize: 3},
+		{args: "-a pw --user u --dbnum 2 -3 --enable-tracking -k 0 -d 10 -t mset",
+			prefix:        "*3\r\n$4\r\nAUTH\r\n$1\r\nu\r\n$2\r\npw\r\n*3\r\n$6\r\nCLIENT\r\n$8\r\nTRACKING\r\n$2\r\non\r\n*2\r\n$6\r\nSELECT\r\n$1\r\n2\r\n*2\r\n$5\r\nHELLO\r\n$1\r\n3\r\n",
+			clusterPrefix: "*3\r\n$4\r\nAUTH\r\n$1\r\nu\r\n$2\r\npw\r\n*3\r\n$6\r\nCLIENT\r\n$8\r\nTRACKING\r\n$2\r\non\r\n*2\r\n$5\r\nHELLO\r\n$1\r\n3\r\n",
+			auth:          []string{"AUTH", "u", "pw"}, connections: 50, reconnect: true, tests: []string{"MSET (10 keys)"}, payloadSize: 10},
+		{args: "-a pw -c 7 get k", prefix: "*2\r\n$4\r\nAUTH\r\n$2\r\npw\r\n", clusterPrefix: "*2\r\n$4\r\nAUTH\r\n$2\r\npw\r\n",
+			auth: []string{"AUTH", "pw"}, connections: 7},
+	}
+	for _, tt := range tests {
+		o, _ := parseOptions(strings.Fields(tt.args))
+		p, err := buildPlan(&o)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.args, err)
+		}
+		if string(p.conn.prefix) != tt.prefix || string(p.clusterConn.prefix) != tt.clusterPrefix ||
+			p.conn.prefixReplies != strings.Count(tt.prefix, "*") || p.conn.reconnect != tt.reconnect {
+			t.Errorf("%s: conn %+v, cluster conn %+v", tt.args, p.conn, p.clusterConn)
+		}
+		if !reflect.DeepEqual(p.auth, tt.auth) || p.connections != tt.connections {
+			t.Errorf("%s: auth %q connections %d", tt.args, p.auth, p.connections)
+		}
+		if p.command != nil {
+			if s := p.customTest(nil); s.title != strings.Join(p.command, " ") || s.payloadSize != len(s.command) {
+				t.Errorf("%s: custom test %+v", tt.args, s)
+			}
+			continue
+		}
+		var titles []string
+		for _, s := range p.nextPass() {
+			titles = append(titles, s.title)
+			if s.payloadSize != tt.payloadSize {
+				t.Errorf("%s: %s payload %d", tt.args, s.title, s.payloadSize)
+			}
+		}
+		if !reflect.DeepEqual(titles, tt.tests) {
+			t.Errorf("%s: tests %q, want %q", tt.args, titles, tt.tests)
+		}
+	}
+	// Each -l pass gets new data, as the C tool's do.
+	o, _ := parseOptions([]string{"-t", "set"})
+	p, _ := buildPlan(&o)
+	if a, b := p.nextPass()[0].command, p.nextPass()[0].command; bytes.Equal(a, b) {
+		t.Errorf("two passes sent the same payload %q", a)
 	}
 }

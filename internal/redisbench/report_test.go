@@ -1,10 +1,15 @@
 package redisbench
 
 import (
+	"bytes"
 	"math"
+	"reflect"
+	"strings"
 	"testing"
 
+	"github.com/perfclones/perfclones/internal/clock"
 	"github.com/perfclones/perfclones/internal/latency"
+	"github.com/perfclones/perfclones/internal/lineout"
 )
 
 // snapshotOf records values (microseconds) the way a benchmark does.
@@ -164,4 +169,89 @@ func TestCleanLine(t *testing.T) {
 // rps computes requests per second in float32 as the C tool does.
 func rps(finished, ms int64) float64 {
 	return float64(float32(finished) / (float32(ms) / 1000.0))
+}
+
+func TestClusterBanner(t *testing.T) {
+	nodes := []*clusterNode{
+		{name: "aaa", ep: endpoint{host: "127.0.0.1", port: 7101}},
+		{name: "bbb", ep: endpoint{host: "10.0.0.2", port: 7102}},
+	}
+	want := "Cluster has 2 master nodes:\n\nMaster 0: aaa 127.0.0.1:7101\nMaster 1: bbb 10.0.0.2:7102\n\n"
+	if got := clusterBanner(nodes); got != want {
+		t.Errorf("banner %q, want %q", got, want)
+	}
+	if idleBanner(0) != "Creating 0 idle connections and waiting forever (Ctrl+C when done)\n" || idleTick(3) != "clients: 3\r" {
+		t.Errorf("idle lines %q %q", idleBanner(0), idleTick(3))
+	}
+}
+
+// fixedSource is a running test whose counters the test sets.
+type fixedSource struct{ s progressSnapshot }
+
+func (f *fixedSource) snapshot() progressSnapshot { return f.s }
+
+func TestProgressIntervals(t *testing.T) {
+	tests := []struct {
+		name     string
+		csv      bool
+		ticks    []progressSnapshot
+		replies  int64 // counted when the test stopped
+		wantOps  []int64
+		wantLine string // the last progress line printed, "" for none
+	}{
+		{name: "two ticks and the rest", ticks: []progressSnapshot{{finished: 10, tickSum: 1000, tickCount: 10}, {finished: 25, tickSum: 300, tickCount: 15}},
+			replies: 40, wantOps: []int64{10, 15, 15}, wantLine: "avg_msec=0.020 (overall: 0.052)\r"},
+		{name: "csv prints nothing but counts", csv: true, ticks: []progressSnapshot{{finished: 7}}, replies: 9, wantOps: []int64{7, 2}},
+		{name: "no tick", replies: 5, wantOps: []int64{5}},
+		{name: "an interrupted test counted more after its last tick", ticks: []progressSnapshot{{finished: 3, tickSum: 30, tickCount: 3}},
+			replies: 3, wantOps: []int64{3, 0}, wantLine: "avg_msec=0.010 (overall: 0.010)\r"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			wall := clock.NewWall()
+			p := newProgressPrinter(lineout.New(&out), wall, tt.csv)
+			p.beginTest(benchmarkSpec{title: "SET", requestBytes: 3}, 0)
+			p.runStartMs, p.lastTickMs, p.startMs = wall.Ms(), wall.Ms(), wall.Ms()
+			for _, s := range tt.ticks {
+				p.tick(s)
+			}
+			iv := p.endTest(&benchmarkResult{replies: tt.replies, elapsedMs: 0})
+			var ops []int64
+			for _, i := range iv {
+				ops = append(ops, i.Operations)
+				if i.Bytes != 3*i.Operations || i.DurationSeconds < 0 || i.EndSeconds < 0 {
+					t.Errorf("interval %+v", i)
+				}
+			}
+			if !reflect.DeepEqual(ops, tt.wantOps) {
+				t.Errorf("interval operations %v, want %v", ops, tt.wantOps)
+			}
+			if tt.wantLine == "" {
+				if out.Len() != 0 {
+					t.Errorf("printed %q", out.String())
+				}
+			} else if !strings.HasSuffix(out.String(), tt.wantLine) || !strings.HasPrefix(out.String(), " \rSET: rps=") {
+				t.Errorf("printed %q, want it to end with %q", out.String(), tt.wantLine)
+			}
+		})
+	}
+}
+
+func TestResultTest(t *testing.T) {
+	res := &benchmarkResult{
+		spec:     benchmarkSpec{title: "MSET (10 keys)", requestBytes: 30},
+		finished: 10, replies: 10, elapsedMs: 1500,
+		latency: snapshotOf(3, smallGetValues...),
+		errors:  map[string]int64{"ERR": 1},
+	}
+	got, err := resultTest(res, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := got.Latency["request"]
+	if got.Name != "MSET (10 keys)" || got.Counts.Operations != 10 || got.Counts.Bytes != 300 || got.Counts.Errors["ERR"] != 1 ||
+		got.ElapsedSeconds != 1.5 || l == nil || l.Count != 10 || l.Max != res.latency.Max() || l.Percentiles["50"] != res.latency.ValueAtPercentile(50) {
+		t.Errorf("result test %+v, latency %+v", got, l)
+	}
 }
