@@ -60,10 +60,10 @@ type monotonicPayloads struct{}
 func (monotonicPayloads) payload(i int64) []byte { return strconv.AppendInt(nil, i, 10) }
 
 // readPayloadFile splits the file with the delimiter, a Java regex, as the
-// original's Scanner does (empty tokens between delimiters are dropped).
-// It prints the original's two lines through out; countLine is the
-// release's format of the second.
-func readPayloadFile(path, delimiter, countLine string, out func(string)) ([][]byte, error) {
+// release does (tokens: javaStringSplit or javaScanner). It prints the
+// original's two lines through out; countLine is the release's format of
+// the second.
+func readPayloadFile(path, delimiter, countLine string, tokens func(string, *regexp.Regexp) []string, out func(string)) ([][]byte, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		abs = path
@@ -78,13 +78,47 @@ func readPayloadFile(path, delimiter, countLine string, out func(string)) ([][]b
 		return nil, jvm.Uncaught(jvm.Exception{Class: "java.util.regex.PatternSyntaxException", Message: err.Error()}, nil)
 	}
 	var values [][]byte
-	for _, tok := range re.Split(string(data), -1) {
-		if tok != "" {
-			values = append(values, []byte(tok))
-		}
+	for _, tok := range tokens(string(data), re) {
+		values = append(values, []byte(tok))
 	}
 	out(fmt.Sprintf(countLine, len(values)))
 	return values, nil
+}
+
+// javaStringSplit is Java's String.split(regex) (Kafka up to 3.9 reads
+// the file so): every piece between matches, a leading empty one
+// included, trailing empty ones dropped.
+func javaStringSplit(s string, re *regexp.Regexp) []string {
+	parts := re.Split(s, -1)
+	for len(parts) > 0 && parts[len(parts)-1] == "" {
+		parts = parts[:len(parts)-1]
+	}
+	return parts
+}
+
+// javaScanner is what java.util.Scanner with the delimiter returns (Kafka
+// 4.x): at each token it skips one delimiter match, then takes the text up
+// to the next match, so empty tokens between two delimiters count, but a
+// leading delimiter and the end of the input give none.
+func javaScanner(s string, re *regexp.Regexp) []string {
+	var tokens []string
+	pos := 0
+	for pos < len(s) {
+		if m := re.FindStringIndex(s[pos:]); m != nil && m[0] == 0 && m[1] > 0 {
+			pos += m[1]
+		}
+		if pos >= len(s) {
+			break
+		}
+		m := re.FindStringIndex(s[pos:])
+		if m == nil || m[1] == 0 {
+			tokens = append(tokens, s[pos:])
+			break
+		}
+		tokens = append(tokens, s[pos:pos+m[0]])
+		pos += m[0]
+	}
+	return tokens
 }
 
 // keySource gives the key of record i (--key-distribution, Kafka 4.4): none

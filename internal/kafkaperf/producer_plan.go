@@ -54,7 +54,7 @@ func newProducerPlan(o *producerOptions, rel *producerRelease, out, warn func(st
 	largest := int(max(o.recordSize, 0))
 	switch {
 	case o.payloadFile != "":
-		values, err := readPayloadFile(o.payloadFile, o.payloadDelimiter, rel.payloadCountLine, out)
+		values, err := readPayloadFile(o.payloadFile, o.payloadDelimiter, rel.payloadCountLine, rel.payloadTokens, out)
 		if err != nil {
 			return nil, err
 		}
@@ -98,9 +98,16 @@ func newProducerPlan(o *producerOptions, rel *producerRelease, out, warn func(st
 			return nil, jvm.Uncaught(jvm.Exception{Class: "java.lang.NegativeArraySizeException", Message: fmt.Sprint(o.recordSize)}, nil)
 		case o.numRecords == 0:
 			return nil, jvm.Uncaught(jvm.Exception{Class: "java.lang.ArithmeticException", Message: "/ by zero"}, nil)
+		case o.numRecords == -1:
+			// No records, then the empty sample array's first percentile.
+			return nil, jvm.Uncaught(jvm.Exception{Class: "java.lang.ArrayIndexOutOfBoundsException", Message: "Index 0 out of bounds for length 0"}, nil)
 		case o.numRecords < -1:
 			return nil, jvm.Uncaught(jvm.Exception{Class: "java.lang.NegativeArraySizeException", Message: fmt.Sprint(o.numRecords + 1)}, nil)
 		}
+	}
+	if fp, ok := p.payloads.(*filePayloads); ok && len(fp.values) == 0 {
+		// Thrown when the first record's payload is made.
+		return nil, jvm.Uncaught(jvm.Exception{Class: "java.lang.IllegalArgumentException", Message: rel.noPayloads}, nil)
 	}
 	if p.payloads == nil {
 		p.payloads = newRandomPayloads(largest, uint64(o.randomSeed))

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -203,11 +205,11 @@ func TestJavaSplit(t *testing.T) {
 func TestReadPayloadFile(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "payloads.txt")
-	if err := os.WriteFile(path, []byte("one\ntwo\n\nthree\n"), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte("one\ntwo\nthree\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var out []string
-	values, err := readPayloadFile(path, "\n", "Number of messages read: %d", func(l string) { out = append(out, l) })
+	values, err := readPayloadFile(path, "\n", "Number of messages read: %d", javaStringSplit, func(l string) { out = append(out, l) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,9 +219,33 @@ func TestReadPayloadFile(t *testing.T) {
 	if len(out) != 2 || out[0] != "Reading payloads from: "+path || out[1] != "Number of messages read: 3" {
 		t.Errorf("stdout = %q", out)
 	}
-	if _, err := readPayloadFile(filepath.Join(dir, "missing"), "\n", "%d", func(string) {}); err == nil ||
+	if _, err := readPayloadFile(filepath.Join(dir, "missing"), "\n", "%d", javaStringSplit, func(string) {}); err == nil ||
 		fatalText(err) != "Exception in thread \"main\" java.lang.IllegalArgumentException: File does not exist or empty file provided.\n" {
 		t.Errorf("missing file: %v", err)
+	}
+}
+
+// The token counts the real tools print for these files ("Number of
+// messages read" in 3.9.2, "Number of records read" in 4.4.0).
+func TestPayloadTokens(t *testing.T) {
+	for _, tt := range []struct {
+		text, delim string
+		v39, v44    []string
+	}{
+		{"a\n\nbb\n\n\n", "\n", []string{"a", "", "bb"}, []string{"a", "", "bb", "", ""}},
+		{"\n\n", "\n", nil, []string{""}},
+		{"\n", "\n", nil, nil},
+		{"x,,y,", ",", []string{"x", "", "y"}, []string{"x", "", "y"}},
+		{",x", ",", []string{"", "x"}, []string{"x"}},
+		{"a\nb", "\n", []string{"a", "b"}, []string{"a", "b"}},
+	} {
+		re := regexp.MustCompile(tt.delim)
+		if got := javaStringSplit(tt.text, re); !slices.Equal(got, tt.v39) {
+			t.Errorf("String.split(%q, %q) = %q, want %q", tt.text, tt.delim, got, tt.v39)
+		}
+		if got := javaScanner(tt.text, re); !slices.Equal(got, tt.v44) {
+			t.Errorf("Scanner(%q, %q) = %q, want %q", tt.text, tt.delim, got, tt.v44)
+		}
 	}
 }
 

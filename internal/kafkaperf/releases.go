@@ -1,6 +1,8 @@
 package kafkaperf
 
 import (
+	"regexp"
+
 	"github.com/perfclones/perfclones/internal/cli"
 	"github.com/perfclones/perfclones/internal/javaopts"
 )
@@ -66,6 +68,13 @@ type producerRelease struct {
 	// payloadCountLine is the format of the line after "Reading payloads
 	// from: ..." ("messages" up to 3.9, "records" in 4.x).
 	payloadCountLine string
+	// payloadTokens splits the --payload-file text at the delimiter:
+	// String.split up to 3.9, a Scanner from 4.0 (empty tokens count
+	// differently).
+	payloadTokens func(text string, delimiter *regexp.Regexp) []string
+	// noPayloads is the message of the IllegalArgumentException when the
+	// file holds no payload.
+	noPayloads string
 	// lingerMsDefault is the Java client's linger.ms default (0 up to
 	// 3.9, 5 from 4.0, KIP-1030).
 	lingerMsDefault int64
@@ -116,6 +125,8 @@ var kafka39 = kafkaRelease{
 			defaultID:        "performance-producer-default-transactional-id",
 		},
 		payloadCountLine: "Number of messages read: %d",
+		payloadTokens:    javaStringSplit,
+		noPayloads:       "no payload File Path or record Size or payload-monotonic option provided",
 		lingerMsDefault:  0,
 	},
 	consumer: consumerRelease{
@@ -140,6 +151,8 @@ var kafka44 = kafkaRelease{
 		deprecationNotices: true,
 		transactions:       transactionRules{defaultDurationMs: 3000},
 		payloadCountLine:   "Number of records read: %d",
+		payloadTokens:      javaScanner,
+		noPayloads:         "No payload file, record size or payload-monotonic option provided.",
 		lingerMsDefault:    5,
 	},
 	consumer: consumerRelease{

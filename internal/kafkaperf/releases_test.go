@@ -92,6 +92,10 @@ func TestReleaseDifferences(t *testing.T) {
 			code: 1, lastErr: `Exception in thread "main" java.lang.ArithmeticException: / by zero`},
 		{name: "producer negative record size", rel: "3.9", main: ProducerMain, args: "--topic t --num-records 10 --record-size -5 --throughput -1 " + props,
 			code: 1, lastErr: `Exception in thread "main" java.lang.NegativeArraySizeException: -5`},
+		{name: "producer -1 records", rel: "3.9", main: ProducerMain, args: "--topic t --num-records -1 --record-size 10 --throughput -1 " + props,
+			code: 1, lastErr: `Exception in thread "main" java.lang.ArrayIndexOutOfBoundsException: Index 0 out of bounds for length 0`},
+		{name: "producer -5 records", rel: "3.9", main: ProducerMain, args: "--topic t --num-records -5 --record-size 10 --throughput -1 " + props,
+			code: 1, lastErr: `Exception in thread "main" java.lang.NegativeArraySizeException: -4`},
 		{name: "producer payload group", rel: "3.9", main: ProducerMain, args: "--topic t --num-records 10 --throughput -1 " + props,
 			code: 1, lastErr: "file --payload-monotonic is required"},
 		{name: "consumer version", rel: "3.9", main: ConsumerMain, args: "--version", stdout: "3.9.2\n"},
@@ -133,5 +137,31 @@ func TestReleaseDifferences(t *testing.T) {
 	if !strings.HasSuffix(e39, "producer-performance: error: Either --producer-props or --producer.config must be specified.\n") ||
 		!strings.HasSuffix(e44, "kafka-producer-perf-test: error: At least one of --bootstrap-server, --command-property, --producer-props, --producer.config or --command-config must be specified.\n") {
 		t.Errorf("3.9: %q\n4.4: %q", e39, e44)
+	}
+}
+
+// A file of delimiters only: 3.9 splits it into no payload, 4.4's Scanner
+// finds one empty payload in "\n\n" but none in "\n"; no payload ends
+// each release with its own exception, after the two lines (and 4.4's
+// notice).
+func TestPayloadFilePerRelease(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "delims.txt")
+	if err := os.WriteFile(file, []byte("\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := strings.Fields("--topic t --num-records 2 --throughput -1 --producer-props bootstrap.servers=127.0.0.1:1 --payload-file " + file)
+	for _, tt := range []struct{ rel, stdout, stderr string }{
+		{"3.9", "Reading payloads from: " + file + "\nNumber of messages read: 0\n",
+			"Exception in thread \"main\" java.lang.IllegalArgumentException: no payload File Path or record Size or payload-monotonic option provided\n"},
+		{"4.4", "Reading payloads from: " + file + "\nNumber of records read: 0\n" +
+			"Option --producer-props has been deprecated and will be removed in a future version. Use --command-property instead.\n",
+			"Exception in thread \"main\" java.lang.IllegalArgumentException: No payload file, record size or payload-monotonic option provided.\n"},
+	} {
+		out, errOut, code := runMain(t, ProducerMain, map[string]string{"PERFCLONES_KAFKA_VERSION": tt.rel}, args...)
+		if code != 1 || out != tt.stdout || errOut != tt.stderr {
+			t.Errorf("%s: code %d\nstdout %q\nwant   %q\nstderr %q\nwant   %q", tt.rel, code, out, tt.stdout, errOut, tt.stderr)
+		}
 	}
 }
