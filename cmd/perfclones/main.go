@@ -13,6 +13,7 @@ import (
 	"github.com/perfclones/perfclones/internal/cli"
 	"github.com/perfclones/perfclones/internal/kafkaperf"
 	"github.com/perfclones/perfclones/internal/multicall"
+	"github.com/perfclones/perfclones/internal/perftest"
 	"github.com/perfclones/perfclones/internal/redisbench"
 	"github.com/perfclones/perfclones/internal/rmqbench"
 )
@@ -23,6 +24,7 @@ var tools = multicall.Set{
 	kafkaperf.ProducerTool,
 	kafkaperf.ConsumerTool,
 	rmqbench.Tool,
+	perftest.Tool,
 }
 
 func main() {

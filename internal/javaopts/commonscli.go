@@ -69,6 +69,9 @@ func (o *CommonsOption) takesArg() bool { return o.Arg != CommonsNoArg }
 // them in its own way (PerfTest: "Parsing failed. Reason: " + message).
 type CommonsParser struct {
 	Options []CommonsOption
+	// NoOptPrefix is HelpFormatter.setOptPrefix(""): help shows short
+	// names without their dash (PerfTest's -env listing).
+	NoOptPrefix bool
 }
 
 // CommonsError is a ParseException: Msg is its getMessage().

@@ -44,7 +44,10 @@ func (p *CommonsParser) OptionsHelp(width int) string {
 		if o.Short == "" {
 			cell.WriteString("   --" + o.Long)
 		} else {
-			cell.WriteString("-" + o.Short)
+			if !p.NoOptPrefix {
+				cell.WriteString("-")
+			}
+			cell.WriteString(o.Short)
 			if o.Long != "" {
 				cell.WriteString(",--" + o.Long)
 			}

@@ -1,0 +1,393 @@
+// Package perftest is RabbitMQ PerfTest (com.rabbitmq.perf.PerfTest) on
+// amqp091-go: the options of 2.18.0 or 2.22.1 (PERFCLONES_PERFTEST_VERSION),
+// their help and errors, the same topology and message layout, and the
+// release's lines on stdout.
+package perftest
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/perfclones/perfclones/internal/cli"
+	"github.com/perfclones/perfclones/internal/clock"
+	"github.com/perfclones/perfclones/internal/jvm"
+	"github.com/perfclones/perfclones/internal/latency"
+	"github.com/perfclones/perfclones/internal/lineout"
+	"github.com/perfclones/perfclones/internal/result"
+)
+
+// Tool is PerfTest as the cmd/ binaries run it. The JVM exits with 128 +
+// the signal's number on SIGINT and SIGTERM. The distribution's
+// bin/runjava is a script that passes the class name first; Main
+// dispatches on it.
+var Tool = cli.Tool{
+	Name:    "perftest",
+	Aliases: []string{"perf-test"},
+	About:   "RabbitMQ PerfTest (com.rabbitmq.perf.PerfTest); bin/runjava CLASS ARGS...",
+	Main:    Main,
+	Layout:  []cli.Entry{{Path: "rabbitmq-perf-test/bin/runjava", Script: true}},
+}
+
+// classPrefix starts the class names bin/runjava is given.
+const classPrefix = "com.rabbitmq.perf."
+
+// logTime is logback's %d{HH:mm:ss.SSS}.
+func logTime() string { return time.Now().Format("15:04:05.000") }
+
+// Main is `perftest ARGS...`, or `perftest com.rabbitmq.perf.CLASS ARGS...`
+// as bin/runjava runs it.
+func Main(ctx context.Context, args []string, sys cli.IO) int {
+	if len(args) > 0 && strings.HasPrefix(args[0], classPrefix) {
+		switch args[0] {
+		case classPrefix + "PerfTest":
+			args = args[1:]
+		case classPrefix + "PerfTestMulti", classPrefix + "WebServer":
+			fmt.Fprintf(sys.Stderr, "perfclones: %s is not implemented yet\n", args[0])
+			return 1
+		default:
+			fmt.Fprintf(sys.Stderr, "Error: Could not find or load main class %s\nCaused by: java.lang.ClassNotFoundException: %s\n", args[0], args[0])
+			return 1
+		}
+	}
+	rel, err := releases.Select(sys.Getenv)
+	if err != nil {
+		return cli.Finish(sys, err)
+	}
+	d := &rel.Diff
+	run := result.New("perftest", rel.Name, args)
+	code := mainRun(ctx, d, args, sys, run)
+	ending := "completed"
+	if c, ok := cli.Interrupted(ctx); ok {
+		ending, code = "interrupted", c
+	} else if code != 0 {
+		ending = "failed"
+	}
+	run.Finish(ending, code, nil)
+	if len(run.Tests) > 0 || ending != "completed" {
+		run.Save(sys.Getenv, sys.Stderr)
+	}
+	return code
+}
+
+func mainRun(ctx context.Context, d *diff, args []string, sys cli.IO, run *result.Run) int {
+	o, err := parseOptions(d, args, sys.Getenv, logTime)
+	if err != nil {
+		return cli.Finish(sys, err)
+	}
+	if n := ignoredNotice(o.ignored); n != "" {
+		_, _ = sys.Stderr.Write([]byte(n))
+	}
+	id := o.id
+	if id == "" {
+		id = "test-" + time.Now().Format("150405.000")
+		id = id[:11] + "-" + id[12:]
+	}
+	p := buildPlan(d, o, id)
+	out := lineout.New(sys.Stdout)
+	errw := lineout.New(sys.Stderr)
+	r := &runner{
+		p: p, c: newCounters(), reasons: &stopReasons{}, clock: monotonic{base: time.Now()}, wall: clock.NewWall(),
+		stderr: errw.Line, done: make(chan struct{}), started: make(chan struct{}),
+		tlsConf: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // PerfTest trusts every certificate unless -udsc
+	}
+	for _, u := range p.uris {
+		if len(u) > 8 && (u[:8] == "amqps://" || u[:8] == "AMQPS://") {
+			out.Line(logTime() + " [main] WARN  c.r.c.TrustEverythingTrustManager - SECURITY ALERT: this trust manager trusts every certificate, effectively disabling peer verification. This is convenient for local development but offers no protection against man-in-the-middle attacks. Please see https://www.rabbitmq.com/ssl.html to configure peer verification.")
+			break
+		}
+	}
+	var csv *lineout.Writer
+	if p.csvPath != "" {
+		_ = os.Remove(p.csvPath)
+		f, err := os.OpenFile(p.csvPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return cli.Finish(sys, mainThreadException(d, jvm.Exception{Class: "java.io.FileNotFoundException", Message: p.csvPath + " (" + err.Error() + ")"}, false, logTime))
+		}
+		defer f.Close()
+		csv = lineout.New(f)
+	}
+	rep := &reporter{p: p, c: r.c, out: out, csv: csv, statsStart: time.Now()}
+	if csv != nil && !d.metricsRefactor {
+		csv.Line(csvHeader(p.sh))
+	}
+	agentCtx, stopAgents := context.WithCancel(context.Background())
+	defer stopAgents()
+	setupErr := make(chan error, 1)
+	var agents []func(context.Context)
+	go func() {
+		a, err := r.setUp(ctx, out.Line)
+		agents = a
+		setupErr <- err
+	}()
+	select {
+	case err = <-setupErr:
+	case <-ctx.Done():
+		r.closeAll()
+		return interruptedEnding(ctx, d, rep, r, out)
+	}
+	if err != nil {
+		r.closeAll()
+		e, causes := javaException(err)
+		exit := mainThreadException(d, e, true, logTime)
+		for _, c := range causes {
+			exit.Stdout = exit.Stdout[:len(exit.Stdout)-len("test stopped\n")*boolInt(d.metricsRefactor)] + "Caused by: " + c.String() + "\n"
+			if d.metricsRefactor {
+				exit.Stdout += "test stopped\n"
+			}
+		}
+		return cli.Finish(sys, exit)
+	}
+	// Agents start; 2.19+ measure from here.
+	rep.begin(d.metricsRefactor)
+	var wg sync.WaitGroup
+	for _, a := range agents {
+		wg.Add(1)
+		go func(a func(context.Context)) { defer wg.Done(); a(agentCtx) }(a)
+	}
+	printerDone := make(chan struct{})
+	printerStop := make(chan struct{})
+	go func() { defer close(printerDone); rep.loop(printerStop) }()
+	var limit <-chan time.Time
+	if p.timeLimit > 0 {
+		t := time.NewTimer(p.timeLimit)
+		defer t.Stop()
+		limit = t.C
+	}
+	interrupted := false
+	select {
+	case <-limit:
+		r.reasons.add("Reached time limit")
+	case <-r.done:
+	case <-ctx.Done():
+		interrupted = true
+	}
+	close(printerStop)
+	<-printerDone
+	stopAgents()
+	end := time.Now()
+	r.closeAll()
+	waitTimeout(&wg, 5*time.Second)
+	rep.flushRecorders()
+	run.Tests = rep.tests(end)
+	if interrupted && !d.metricsRefactor {
+		// 2.18 prints nothing more on a signal.
+		code, _ := cli.Interrupted(ctx)
+		return code
+	}
+	out.Line(stopLine(r.reasons.snapshot()))
+	for _, l := range rep.summaryLines(end) {
+		out.Line(l)
+	}
+	if interrupted {
+		code, _ := cli.Interrupted(ctx)
+		return code
+	}
+	return 0
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func interruptedEnding(ctx context.Context, d *diff, rep *reporter, r *runner, out *lineout.Writer) int {
+	code, _ := cli.Interrupted(ctx)
+	if d.metricsRefactor {
+		out.Line(stopLine(r.reasons.snapshot()))
+	}
+	return code
+}
+
+func waitTimeout(wg *sync.WaitGroup, d time.Duration) {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(d):
+	}
+}
+
+// reporter takes snapshots of the counters on the release's schedule and
+// prints them; it never touches the network.
+type reporter struct {
+	p   *plan
+	c   *counters
+	out *lineout.Writer
+	csv *lineout.Writer
+	// statsStart is when the stats were created (2.18 measures from it);
+	// agentsStart when agents started (2.19+ measure from it).
+	statsStart, agentsStart time.Time
+	totalsFrom              time.Time
+	last                    [5]int64
+	lastTick                time.Time
+	firstReport             bool
+	intervals               []result.Interval
+	recvIntervals           []result.Interval
+	lastBytes               [2]int64
+}
+
+func (rep *reporter) begin(reset bool) {
+	now := time.Now()
+	rep.agentsStart = now
+	rep.totalsFrom = rep.statsStart
+	rep.lastTick = rep.statsStart
+	if reset {
+		rep.totalsFrom = now
+		rep.lastTick = now
+	}
+}
+
+func (rep *reporter) counts() [5]int64 {
+	c := rep.c
+	return [5]int64{c.published.Load(), c.returned.Load(), c.confirmed.Load(), c.nacked.Load(), c.received.Load()}
+}
+
+// loop prints interval lines until stop is closed: 2.19+ every interval
+// (skipping idle ones), 2.18 on the first event after an interval has
+// passed (polled finely, so idle time prints nothing).
+func (rep *reporter) loop(stop <-chan struct{}) {
+	d := rep.p.rel
+	for {
+		var wait time.Duration
+		if d.metricsRefactor {
+			next := rep.agentsStart.Add(time.Duration(int64(time.Since(rep.agentsStart)/rep.p.interval)+1) * rep.p.interval)
+			wait = time.Until(next)
+		} else {
+			wait = time.Until(rep.lastTick.Add(rep.p.interval))
+		}
+		select {
+		case <-stop:
+			return
+		case <-time.After(max(wait, 0)):
+		}
+		if !d.metricsRefactor {
+			for rep.counts() == rep.last {
+				select {
+				case <-stop:
+					return
+				case <-time.After(5 * time.Millisecond):
+				}
+			}
+		} else if rep.counts() == rep.last {
+			continue
+		}
+		rep.report(time.Now())
+	}
+}
+
+func (rep *reporter) report(now time.Time) {
+	d := rep.p.rel
+	cur := rep.counts()
+	elapsedMs := now.Sub(rep.lastTick).Milliseconds()
+	if elapsedMs <= 0 {
+		elapsedMs = 1
+	}
+	rate := func(i int) float64 { return 1000 * float64(cur[i]-rep.last[i]) / float64(elapsedMs) }
+	s := sample{sent: rate(0), returned: rate(1), confirmed: rate(2), nacked: rate(3), recvd: rate(4)}
+	if d.metricsRefactor {
+		s.sinceStart = now.Sub(rep.agentsStart)
+	} else {
+		s.sinceStart = now.Sub(rep.statsStart)
+	}
+	cons := rep.c.consumeInterval.SnapshotAndReset()
+	conf := rep.c.confirmInterval.SnapshotAndReset()
+	s.consumer = rep.stats(cons)
+	s.confirm = rep.stats(conf)
+	if n := rep.c.legacyCount.Swap(0); n > 0 {
+		s.legacyCount = n
+		s.legacyAvg = rep.c.legacySum.Swap(0) / n
+		s.legacyMin = rep.c.legacyMin.Swap(1<<62 - 1)
+		s.legacyMax = rep.c.legacyMax.Swap(0)
+	}
+	pubBytes, recvBytes := rep.c.publishedBytes.Load(), rep.c.receivedBytes.Load()
+	dur := now.Sub(rep.lastTick).Seconds()
+	rep.intervals = append(rep.intervals, result.Interval{EndSeconds: now.Sub(rep.agentsStart).Seconds(), DurationSeconds: dur,
+		Operations: cur[0] - rep.last[0], Bytes: pubBytes - rep.lastBytes[0]})
+	rep.recvIntervals = append(rep.recvIntervals, result.Interval{EndSeconds: now.Sub(rep.agentsStart).Seconds(), DurationSeconds: dur,
+		Operations: cur[4] - rep.last[4], Bytes: recvBytes - rep.lastBytes[1]})
+	rep.lastBytes = [2]int64{pubBytes, recvBytes}
+	rep.last = cur
+	rep.lastTick = now
+	if rep.p.compact {
+		if !rep.firstReport {
+			rep.out.Line(d.compactHeader(rep.p.sh))
+		}
+		rep.out.Line(d.compactLine(rep.p.sh, s, time.Now()))
+	} else {
+		rep.out.Line(d.intervalLine(rep.p.id, rep.p.sh, s))
+	}
+	if rep.csv != nil {
+		if !rep.firstReport && d.metricsRefactor {
+			rep.csv.Line(csvHeader(rep.p.sh))
+		}
+		rep.csv.Line(csvRow(rep.p.id, rep.p.sh, s))
+	}
+	rep.firstReport = true
+}
+
+// stats are the printed values of a histogram of µs values: in ms with
+// -ms (values were measured in whole ms), else µs.
+func (rep *reporter) stats(s *latency.Snapshot) latencyStats {
+	var l latencyStats
+	if s.TotalCount() == 0 {
+		return l
+	}
+	vals := []int64{s.Min(), s.ValueAtPercentile(50), s.ValueAtPercentile(75), s.ValueAtPercentile(95), s.ValueAtPercentile(99), s.Max()}
+	for i, v := range vals {
+		if rep.p.useMillis {
+			v /= 1000
+		}
+		l[i] = v
+	}
+	return l
+}
+
+func (rep *reporter) flushRecorders() {}
+
+func (rep *reporter) summaryLines(end time.Time) []string {
+	elapsed := end.Sub(rep.totalsFrom)
+	ms := float64(elapsed.Milliseconds())
+	if ms <= 0 {
+		ms = 1
+	}
+	sent := float64(rep.c.published.Load()) * 1000 / ms
+	recvd := float64(rep.c.received.Load()) * 1000 / ms
+	return rep.p.rel.summary(rep.p.id, rep.p.compact, rep.p.sh, elapsed, sent, recvd,
+		rep.stats(rep.c.consumeTotal.Snapshot()), rep.stats(rep.c.confirmTotal.Snapshot()))
+}
+
+// tests are the run's result-file entries: what the producers published
+// and what the consumers received, with their latencies, and the time
+// the broker's flow control blocked connections.
+func (rep *reporter) tests(end time.Time) []result.Test {
+	start := rep.agentsStart
+	el := end.Sub(start).Seconds()
+	pub := result.Test{Name: "publish", Start: start, End: end, ElapsedSeconds: el,
+		Counts:    result.Counts{Operations: rep.c.published.Load(), Bytes: rep.c.publishedBytes.Load()},
+		Intervals: rep.intervals}
+	if rep.p.sh.confirmed {
+		if l, err := result.LatencyOf(rep.c.confirmTotal.Snapshot()); err == nil {
+			pub.Latency = map[string]*result.Latency{"confirm": l}
+		}
+	}
+	con := result.Test{Name: "consume", Start: start, End: end, ElapsedSeconds: el,
+		Counts:    result.Counts{Operations: rep.c.received.Load(), Bytes: rep.c.receivedBytes.Load()},
+		Intervals: rep.recvIntervals}
+	if l, err := result.LatencyOf(rep.c.consumeTotal.Snapshot()); err == nil {
+		con.Latency = map[string]*result.Latency{"consume": l}
+	}
+	tests := []result.Test{pub, con}
+	if n := rep.c.blocked.Load(); n > 0 {
+		tests = append(tests, result.Test{Name: "flow-control-blocked", Start: start, End: end,
+			ElapsedSeconds: time.Duration(rep.c.blockedNanos.Load()).Seconds(),
+			Counts:         result.Counts{Operations: n}})
+	}
+	return tests
+}

@@ -1,0 +1,461 @@
+package perftest
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/perfclones/perfclones/internal/cli"
+	"github.com/perfclones/perfclones/internal/javaopts"
+	"github.com/perfclones/perfclones/internal/jvm"
+)
+
+// options are the settings of one PerfTest run, read from the command line
+// (and the environment variables that override it) in PerfTest's order.
+type options struct {
+	id                                 string
+	exchangeType, exchangeName         string
+	queues                             []string // -u, split at commas; nil without
+	routingKey                         string   // -k; "" = a random UUID per run
+	randomRoutingKey, skipBinding      bool
+	interval                           int // -i, seconds
+	producerRate, consumerRate         float64
+	producers, consumers               int
+	producerChannels, consumerChannels int
+	producerTx, consumerTx             int
+	confirm                            int64 // -c; -1 = off
+	confirmTimeout                     int   // -ct, seconds
+	autoAck                            bool
+	multiAckEvery                      int
+	channelPrefetch, consumerPrefetch  int
+	minMsgSize                         int
+	slowStart                          bool
+	timeLimit                          int // -z, seconds; 0 = none
+	producerMsgCount, consumerMsgCount int
+	flags                              []string
+	frameMax, heartbeat                int
+	predeclared                        bool
+	legacyMetrics                      bool
+	autoDelete                         bool
+	useMillis                          bool
+	queueArgs                          map[string]any
+	consumerLatencyMicros              int
+	uris                               []string
+	outputFile                         string
+	queuePattern                       string
+	patternFrom, patternTo             int
+	exclusive                          bool
+	quorum                             bool
+	nack, requeue                      bool
+	metricsFormat                      string // "default" or "compact" (2.19+)
+	shutdownTimeout                    int
+	// ignored lists options given that this clone parses but does not act
+	// on; Main names them on stderr.
+	ignored []string
+}
+
+// commandLine is the parsed line with PerfTest's environment-variable
+// overrides (CommandLineProxy): for an option's long name NAME-X, a set
+// variable NAME_X (with RABBITMQ_PERF_TEST_ENV_PREFIX) wins over the line.
+type commandLine struct {
+	line   *javaopts.CommonsLine
+	byKey  map[string]*javaopts.CommonsOption
+	getenv func(string) string
+}
+
+func envName(getenv func(string) string, long string) string {
+	name := strings.ToUpper(strings.ReplaceAll(long, "-", "_"))
+	prefix := getenv("RABBITMQ_PERF_TEST_ENV_PREFIX")
+	if strings.TrimSpace(prefix) == "" {
+		return name
+	}
+	if strings.HasSuffix(prefix, "_") {
+		return prefix + name
+	}
+	return prefix + "_" + name
+}
+
+func (c *commandLine) override(key string) (string, bool) {
+	o := c.byKey[key]
+	if o == nil || o.Long == "" {
+		return "", false
+	}
+	v := c.getenv(envName(c.getenv, o.Long))
+	return v, v != ""
+}
+
+func (c *commandLine) has(key string) bool {
+	if v, ok := c.override(key); ok {
+		return strings.EqualFold(v, "true")
+	}
+	return c.line.Has(key)
+}
+
+func (c *commandLine) str(key, def string) string {
+	if v, ok := c.override(key); ok {
+		return v
+	}
+	return c.line.ValueOr(key, def)
+}
+
+func (c *commandLine) list(key string) []string {
+	if v, ok := c.override(key); ok {
+		return strings.Split(v, ",")
+	}
+	return c.line.Values(key)
+}
+
+// numberError is a NumberFormatException thrown while reading the options.
+type numberError struct{ msg string }
+
+func (e *numberError) Error() string { return e.msg }
+
+func (c *commandLine) integer(key string, def int) (int, error) {
+	v, ok := c.lookupValue(key)
+	if !ok {
+		return def, nil
+	}
+	n, err := javaopts.ParseJavaInt(v)
+	if err != nil {
+		return 0, &numberError{msg: err.Error()}
+	}
+	return int(n), nil
+}
+
+func (c *commandLine) float(key string, def float64) (float64, error) {
+	v, ok := c.lookupValue(key)
+	if !ok {
+		return def, nil
+	}
+	f, err := javaopts.ParseJavaDouble(v)
+	if err != nil {
+		return 0, &numberError{msg: err.Error()}
+	}
+	return float64(float32(f)), nil
+}
+
+func (c *commandLine) lookupValue(key string) (string, bool) {
+	if v, ok := c.override(key); ok {
+		return v, true
+	}
+	return c.line.Value(key)
+}
+
+// mainThreadException is PerfTest's catch-all: the exception on stderr,
+// a logback ERROR line and the exception on stdout, exit 1; 2.19+ also
+// print "test stopped" when the failure came after setup began.
+func mainThreadException(d *diff, e jvm.Exception, afterSetup bool, clock func() string) *cli.Exit {
+	out := clock() + " [main] ERROR com.rabbitmq.perf.PerfTest - Main thread caught exception\n" + e.String() + "\n"
+	if afterSetup && d.metricsRefactor {
+		out += "test stopped\n"
+	}
+	return &cli.Exit{Code: 1, Stderr: "Main thread caught exception: " + e.String() + "\n", Stdout: out}
+}
+
+// parseOptions reads args as the release's PerfTest main does, up to the
+// point where it connects. Every early ending (help, version, a parse or
+// validation error, a bad number) is an *cli.Exit with the release's text.
+func parseOptions(d *diff, args []string, getenv func(string) string, clock func() string) (*options, error) {
+	all := append(append([]javaopts.CommonsOption{}, d.options...), d.metricsOptions...)
+	parser := &javaopts.CommonsParser{Options: all}
+	line, err := parser.Parse(args)
+	if err != nil {
+		return nil, &cli.Exit{Code: 0, Stderr: "Parsing failed. Reason: " + err.Error() + "\n", Stdout: parser.Help("<program>")}
+	}
+	c := &commandLine{line: line, byKey: map[string]*javaopts.CommonsOption{}, getenv: getenv}
+	for i := range all {
+		c.byKey[all[i].Key()] = &all[i]
+	}
+	main := &javaopts.CommonsParser{Options: d.options}
+	metrics := &javaopts.CommonsParser{Options: d.metricsOptions}
+	switch {
+	case c.has("mh") && c.has("env"):
+		return nil, &cli.Exit{Stdout: envHelp(metrics)}
+	case c.has("mh"):
+		return nil, &cli.Exit{Stdout: metrics.Help("<program>")}
+	case c.has("env"):
+		return nil, &cli.Exit{Stdout: envHelp(main)}
+	case c.has("?"):
+		return nil, &cli.Exit{Stdout: main.Help("<program>")}
+	case c.has("v"):
+		return nil, &cli.Exit{Stdout: versionText(d)}
+	}
+	o, err := readOptions(d, c)
+	if err != nil {
+		if ne, ok := err.(*numberError); ok {
+			return nil, mainThreadException(d, jvm.Exception{Class: "java.lang.NumberFormatException", Message: ne.msg}, false, clock)
+		}
+		return nil, err
+	}
+	return o, nil
+}
+
+// envHelp is -env's usage: the options' environment-variable names, with
+// no dash, in place of the options (help, version and -env left out).
+func envHelp(p *javaopts.CommonsParser) string {
+	var env []javaopts.CommonsOption
+	for _, o := range p.Options {
+		if o.Short == "?" || o.Short == "v" || o.Short == "env" {
+			continue
+		}
+		env = append(env, javaopts.CommonsOption{Short: strings.ToUpper(strings.ReplaceAll(o.Long, "-", "_")), Desc: o.Desc})
+	}
+	q := &javaopts.CommonsParser{Options: env, NoOptPrefix: true}
+	return q.Help("<program>. For multi-value options, separate values with commas, e.g. VARIABLE_RATE='100:60,1000:10,500:15'")
+}
+
+func versionText(d *diff) string {
+	return "\x1b[1m" + d.versionLine + "\n" +
+		"\x1b[0mRabbitMQ AMQP Client version: perfclones (github.com/rabbitmq/amqp091-go)\n"
+}
+
+// validation is a one-line error that ends the run with code 1, on the
+// stream the release prints it (2.18: stdout for most).
+func validation(d *diff, toStderr bool, msg string) *cli.Exit {
+	if toStderr || d.validationToStderr {
+		return &cli.Exit{Code: 1, Stderr: msg + "\n"}
+	}
+	return &cli.Exit{Code: 1, Stdout: msg + "\n"}
+}
+
+// readOptions is the body of PerfTest's main between the help checks and
+// the connection: values in the original's order, so the first bad
+// number is the one reported.
+func readOptions(d *diff, c *commandLine) (*options, error) {
+	o := &options{}
+	var err error
+	num := func(key string, def int) int {
+		if err != nil {
+			return def
+		}
+		var v int
+		v, err = c.integer(key, def)
+		return v
+	}
+	flt := func(key string, def float64) float64 {
+		if err != nil {
+			return def
+		}
+		var v float64
+		v, err = c.float(key, def)
+		return v
+	}
+	o.id = c.str("d", "")
+	o.exchangeType = c.str("t", "direct")
+	o.exchangeName = exchangeName(c, o.exchangeType)
+	if q := c.str("u", ""); c.lineOrEnv("u") {
+		o.queues = strings.Split(q, ",")
+	}
+	o.routingKey = c.str("k", "")
+	o.randomRoutingKey = c.has("K")
+	o.skipBinding = c.has("sb")
+	o.interval = num("i", 1)
+	o.producerRate = flt("r", -1)
+	o.consumerRate = flt("R", -1)
+	o.producers = num("x", 1)
+	o.consumers = num("y", 1)
+	o.producerChannels = num("X", 1)
+	o.consumerChannels = num("Y", 1)
+	o.producerTx = num("m", 0)
+	o.consumerTx = num("n", 0)
+	o.confirm = int64(num("c", -1))
+	o.confirmTimeout = num("ct", 30)
+	o.autoAck = c.has("a")
+	o.multiAckEvery = num("A", 0)
+	o.channelPrefetch = num("Q", 0)
+	o.consumerPrefetch = num("q", 0)
+	o.minMsgSize = num("s", 0)
+	o.slowStart = c.has("S")
+	o.timeLimit = num("z", 0)
+	o.producerMsgCount = num("C", 0)
+	o.consumerMsgCount = num("D", 0)
+	o.flags = c.list("f")
+	o.frameMax = num("M", 0)
+	o.heartbeat = num("b", 0)
+	o.predeclared = c.has("p")
+	o.legacyMetrics = d.legacyMetrics && c.has("l")
+	o.autoDelete = strings.EqualFold(c.str("ad", "true"), "true")
+	o.useMillis = c.has("ms")
+	queueArgs := c.str("qa", "")
+	o.consumerLatencyMicros = num("L", 0)
+	o.exclusive = c.has("E")
+	o.shutdownTimeout = num("st", 5)
+	o.nack = c.has("na")
+	o.requeue = strings.EqualFold(c.str("re", "true"), "true")
+	o.metricsFormat = "default"
+	if d.metricsRefactor {
+		o.metricsFormat = c.str("mf", "default")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if v := c.str("P", ""); v != "" {
+		if msg := checkPublishingInterval(v); msg != "" {
+			return nil, validation(d, false, "Invalid value for --publishing-interval: "+msg)
+		}
+		o.ignored = append(o.ignored, "-P")
+	}
+	for _, key := range []string{"vr", "vs", "vl"} {
+		for _, v := range c.list(key) {
+			if !validVariable(v) {
+				return nil, validation(d, false, "Invalid variable value definition: "+v+
+					". Should be [VALUE]:[DURATION] with VALUE integer >= 0 and DURATION integer > 0")
+			}
+		}
+		if len(c.list(key)) > 0 {
+			o.ignored = append(o.ignored, "-"+key)
+		}
+	}
+	if n := num("bfc", 1000); err == nil && n < 0 {
+		return nil, validation(d, false, "Body field count should greater than 0.")
+	}
+	if n := num("bc", 100); err == nil && n < 0 {
+		return nil, validation(d, false, "Number of pre-generated message bodies should be greater than 0.")
+	}
+	if err != nil {
+		return nil, err
+	}
+	uri := c.str("h", "amqp://localhost")
+	if u := c.str("H", ""); u != "" {
+		for _, one := range strings.Split(u, ",") {
+			o.uris = append(o.uris, strings.TrimSpace(one))
+		}
+	} else {
+		o.uris = []string{uri}
+	}
+	o.outputFile = c.str("o", "")
+	o.queueArgs = keyValues(queueArgs)
+	o.quorum = c.has("qq")
+	if o.quorum {
+		if !contains(o.flags, "persistent") {
+			o.flags = append(append([]string{}, o.flags...), "persistent")
+		}
+		o.autoDelete = false
+		if o.queueArgs == nil {
+			o.queueArgs = map[string]any{}
+		}
+		o.queueArgs["x-queue-type"] = "quorum"
+	}
+	if ew := c.str("ew", ""); ew != "" {
+		if ew != "empty" && ew != "idle" {
+			return nil, validation(d, false, "--exit-when must be 'empty' or 'idle'.")
+		}
+		o.ignored = append(o.ignored, "-ew")
+	}
+	if d.metricsRefactor && o.metricsFormat != "default" && o.metricsFormat != "compact" {
+		return nil, validation(d, true, "Unknown metrics formatter: "+o.metricsFormat+". Possible values are compact, default.")
+	}
+	o.queuePattern = c.str("qp", "")
+	o.patternFrom = num("qpf", -1)
+	o.patternTo = num("qpt", -1)
+	if err != nil {
+		return nil, err
+	}
+	if o.queuePattern != "" || o.patternFrom >= 0 || o.patternTo >= 0 {
+		if o.queuePattern == "" || o.patternFrom < 0 || o.patternTo < 0 {
+			return nil, validation(d, true, "Queue pattern, from, and to options should all be set or none should be set")
+		}
+		if o.patternFrom > o.patternTo {
+			return nil, validation(d, true, "'To' option should be more than or equals to 'from' option")
+		}
+	}
+	if qf := c.str("qf", ""); qf != "" {
+		if o.queuePattern != "" && o.queues != nil {
+			return nil, validation(d, true, "Too many ways to list queues, use only the queue file argument")
+		}
+		data, ferr := os.ReadFile(qf)
+		if ferr != nil {
+			return nil, validation(d, true, "Queue file "+qf+" does not exist or is not readable")
+		}
+		o.queues = nil
+		for _, l := range strings.Split(strings.TrimRight(string(data), "\n"), "\n") {
+			o.queues = append(o.queues, strings.TrimSpace(l))
+		}
+	}
+	for _, key := range []string{"m", "n", "po", "B", "jb", "sst", "niot", "mp", "rkcs", "prsd", "ca", "sni", "se", "udsc", "dcr", "cri", "hst", "ctp", "pi", "T", "sul"} {
+		if c.line.Has(key) {
+			o.ignored = append(o.ignored, "-"+key)
+		}
+	}
+	return o, nil
+}
+
+// lineOrEnv: the option has a value on the line or in the environment.
+func (c *commandLine) lineOrEnv(key string) bool {
+	_, ok := c.lookupValue(key)
+	return ok
+}
+
+// exchangeName is -e's value, or the exchange type when -e is absent or
+// has no value; "amq.default" is the default exchange.
+func exchangeName(c *commandLine, typ string) string {
+	name := typ
+	if c.has("e") {
+		name = c.str("e", typ)
+	}
+	if name == "amq.default" {
+		return ""
+	}
+	return name
+}
+
+func checkPublishingInterval(v string) string {
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		return "Must be a number"
+	}
+	if f <= 0 {
+		return "Must be positive"
+	}
+	if f < 0.1 {
+		return "Cannot be less than 0.1"
+	}
+	return ""
+}
+
+func validVariable(v string) bool {
+	value, duration, ok := strings.Cut(v, ":")
+	if !ok {
+		return false
+	}
+	a, err1 := strconv.Atoi(value)
+	b, err2 := strconv.Atoi(duration)
+	return err1 == nil && err2 == nil && a >= 0 && b > 0
+}
+
+// keyValues is PerfTest's convertKeyValuePairs: "k=v,k=v", integers as
+// longs, everything else a string; nil for "".
+func keyValues(s string) map[string]any {
+	if s == "" {
+		return nil
+	}
+	out := map[string]any{}
+	for _, pair := range strings.Split(s, ",") {
+		k, v, _ := strings.Cut(pair, "=")
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+			out[k] = n
+		} else {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// ignoredNotice names, on stderr, options this clone accepts but does not
+// act on, so a run is never silently different from the original's.
+func ignoredNotice(ignored []string) string {
+	if len(ignored) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("perfclones: perftest does not implement %s yet; ignored\n", strings.Join(ignored, ", "))
+}

@@ -1,0 +1,227 @@
+package perftest
+
+import (
+	"crypto/rand"
+	"fmt"
+	"strings"
+	"time"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+)
+
+// plan is everything a run needs, built once from the options: the
+// topology, one entry per producer and consumer channel, and how the run
+// ends. Workers get their own entry, never the options.
+type plan struct {
+	id  string
+	rel *diff
+	sh  shown
+
+	uris []string
+	// exchange is the name published to ("" = the default exchange);
+	// declareExchange says whether to declare it (never "" or amq.*),
+	// durable as the release declares it.
+	exchange, exchangeType string
+	declareExchange        bool
+	exchangeDurable        bool
+	predeclared            bool
+
+	// queue declaration settings for every queue the run declares.
+	queue queueSettings
+	// upfront are queues declared and bound on the configuration
+	// connection before any client starts (patterns, or -u without
+	// consumers), with their binding keys.
+	upfront     []binding
+	skipBinding bool
+
+	producers []producerPlan
+	consumers []consumerPlan
+	// consumerConns and producerConns are the connection counts; channel
+	// plans name their connection by index.
+	consumerConns, producerConns int
+
+	timeLimit   time.Duration
+	interval    time.Duration
+	useMillis   bool
+	slowStart   bool
+	shutdown    time.Duration
+	heartbeat   time.Duration
+	frameMax    int
+	compact     bool
+	csvPath     string
+	countLimits int // channels that end the run when they reach their limit
+}
+
+type queueSettings struct {
+	durable, autoDelete, exclusive bool
+	args                           amqp.Table
+}
+
+type binding struct{ queue, key string }
+
+// producerPlan is one producer channel.
+type producerPlan struct {
+	conn, channel int
+	routingKey    string
+	randomKey     bool
+	mandatory     bool
+	persistent    bool
+	rate          float64 // msg/s; <0 unlimited, 0 never publishes
+	msgCount      int     // 0 = unlimited
+	confirm       int64   // -1 off, 0 confirm mode without window
+	confirmWait   time.Duration
+	size          int
+	useMillis     bool
+	exchange      string
+	// declareExchange: each producer channel declares the exchange too.
+	declareExchange bool
+}
+
+// consumerPlan is one consumer channel.
+type consumerPlan struct {
+	conn, channel int
+	// queues to consume; when declareOwn is set the channel declares a
+	// server-named queue and binds it with bindKey instead.
+	queues     []string
+	declare    []binding // named queues this channel declares and binds first
+	declareOwn bool
+	bindKey    string
+	// routingKey is the key a delivery must carry for its latency to be
+	// recorded (PerfTest compares it with the consumer's own).
+	routingKey      string
+	autoAck         bool
+	multiAckEvery   int
+	prefetch        int
+	globalPrefetch  int
+	msgCount        int
+	rate            float64
+	latencyMicros   int
+	nack, requeue   bool
+	useMillis       bool
+	dropZeroLatency bool
+}
+
+// newUUID is a random (version 4) UUID, as java.util.UUID.randomUUID.
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+func buildPlan(rel *diff, o *options, id string) *plan {
+	p := &plan{
+		id: id, rel: rel, uris: o.uris,
+		exchange: o.exchangeName, exchangeType: o.exchangeType,
+		declareExchange: o.exchangeName != "" && !strings.HasPrefix(o.exchangeName, "amq."),
+		exchangeDurable: rel.metricsRefactor,
+		predeclared:     o.predeclared,
+		skipBinding:     o.skipBinding || o.exchangeName == "",
+		timeLimit:       time.Duration(o.timeLimit) * time.Second,
+		interval:        time.Duration(max(o.interval, 1)) * time.Second,
+		useMillis:       o.useMillis,
+		slowStart:       o.slowStart,
+		shutdown:        time.Duration(o.shutdownTimeout) * time.Second,
+		heartbeat:       time.Duration(o.heartbeat) * time.Second,
+		frameMax:        o.frameMax,
+		compact:         o.metricsFormat == "compact",
+		csvPath:         o.outputFile,
+		consumerConns:   max(o.consumers, 0),
+		producerConns:   max(o.producers, 0),
+	}
+	p.sh = shown{
+		sent: o.producers > 0, received: o.consumers > 0,
+		returned:  contains(o.flags, "mandatory") || contains(o.flags, "immediate"),
+		confirmed: o.confirm != -1, millis: o.useMillis, legacy: o.legacyMetrics,
+	}
+	p.queue = queueSettings{
+		durable: contains(o.flags, "persistent"), autoDelete: o.autoDelete, exclusive: o.exclusive,
+		args: amqp.Table(o.queueArgs),
+	}
+	runKey := o.routingKey
+	if runKey == "" {
+		runKey = newUUID()
+	}
+	// The queues clients are spread over: a pattern or a file (client i
+	// uses queue i mod n, keyed by its name), else -u (every consumer
+	// channel uses all of them), else one server-named queue per consumer.
+	var sequence []string
+	if o.queuePattern != "" {
+		for i := o.patternFrom; i <= o.patternTo; i++ {
+			sequence = append(sequence, javaFormatInt(o.queuePattern, i))
+		}
+	}
+	if sequence != nil {
+		for _, q := range sequence {
+			key := q
+			if o.routingKey != "" {
+				key = o.routingKey
+			}
+			p.upfront = append(p.upfront, binding{queue: q, key: key})
+		}
+	} else if o.queues != nil && o.consumers <= 0 {
+		for _, q := range o.queues {
+			p.upfront = append(p.upfront, binding{queue: q, key: runKey})
+		}
+	}
+	keyOf := func(i int) string {
+		if sequence != nil && o.routingKey == "" {
+			return sequence[i%len(sequence)]
+		}
+		return runKey
+	}
+	n := 0
+	for c := 0; c < o.consumers; c++ {
+		for ch := 0; ch < o.consumerChannels; ch++ {
+			cp := consumerPlan{
+				conn: c, channel: ch, autoAck: o.autoAck, multiAckEvery: o.multiAckEvery,
+				prefetch: o.consumerPrefetch, globalPrefetch: o.channelPrefetch,
+				msgCount: o.consumerMsgCount, rate: o.consumerRate, latencyMicros: o.consumerLatencyMicros,
+				nack: o.nack, requeue: o.requeue, useMillis: o.useMillis, dropZeroLatency: rel.dropZeroLatency,
+				routingKey: keyOf(n),
+			}
+			switch {
+			case sequence != nil:
+				cp.queues = []string{sequence[n%len(sequence)]}
+			case o.queues != nil:
+				cp.queues = o.queues
+				for _, q := range o.queues {
+					cp.declare = append(cp.declare, binding{queue: q, key: runKey})
+				}
+			default:
+				cp.declareOwn = !o.predeclared
+				cp.bindKey = runKey
+			}
+			p.consumers = append(p.consumers, cp)
+			n++
+		}
+	}
+	n = 0
+	for c := 0; c < o.producers; c++ {
+		for ch := 0; ch < o.producerChannels; ch++ {
+			p.producers = append(p.producers, producerPlan{
+				conn: c, channel: ch, routingKey: keyOf(n), randomKey: o.randomRoutingKey,
+				mandatory: contains(o.flags, "mandatory"), persistent: contains(o.flags, "persistent"),
+				rate: o.producerRate, msgCount: o.producerMsgCount, confirm: o.confirm,
+				confirmWait: time.Duration(o.confirmTimeout) * time.Second,
+				size:        o.minMsgSize, useMillis: o.useMillis, exchange: o.exchangeName,
+				declareExchange: p.declareExchange,
+			})
+			n++
+		}
+	}
+	if o.producerMsgCount > 0 {
+		p.countLimits += len(p.producers)
+	}
+	if o.consumerMsgCount > 0 {
+		p.countLimits += len(p.consumers)
+	}
+	return p
+}
+
+// javaFormatInt is String.format(pattern, i) for the one-integer patterns
+// queue patterns are ("queue-%d", "q-%03d").
+func javaFormatInt(pattern string, i int) string {
+	return fmt.Sprintf(strings.ReplaceAll(pattern, "%n", "\n"), i)
+}

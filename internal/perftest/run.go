@@ -1,0 +1,646 @@
+package perftest
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+
+	"github.com/perfclones/perfclones/internal/clock"
+	"github.com/perfclones/perfclones/internal/jvm"
+	"github.com/perfclones/perfclones/internal/latency"
+)
+
+// Latencies are recorded in microseconds, from 1 µs to an hour.
+const (
+	histogramLowest  = 1
+	histogramHighest = 3_600_000_000
+	histogramDigits  = 3
+)
+
+func newHistogram() *latency.Histogram {
+	return latency.New(histogramLowest, histogramHighest, histogramDigits)
+}
+
+// counters are what every worker adds to; the printer and the summary
+// only read them.
+type counters struct {
+	published, returned, confirmed, nacked, received atomic.Int64
+	publishedBytes, receivedBytes                    atomic.Int64
+	// Interval histograms are reset at every report; total ones never
+	// (2.19+ reset them once, when every agent has started).
+	consumeInterval, confirmInterval *latency.Histogram
+	consumeTotal, confirmTotal       *latency.Histogram
+	// blocked counts connection.blocked episodes and their time.
+	blocked      atomic.Int64
+	blockedNanos atomic.Int64
+	// legacy -l numbers of the interval (2.18): µs.
+	legacyMin, legacyMax, legacySum, legacyCount atomic.Int64
+}
+
+func newCounters() *counters {
+	c := &counters{
+		consumeInterval: newHistogram(), confirmInterval: newHistogram(),
+		consumeTotal: newHistogram(), confirmTotal: newHistogram(),
+	}
+	c.legacyMin.Store(1<<62 - 1)
+	return c
+}
+
+// stopReasons records why agents ended, in the order first seen.
+type stopReasons struct {
+	mu   sync.Mutex
+	list []reasonCount
+}
+
+func (s *stopReasons) add(reason string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range s.list {
+		if s.list[i].reason == reason {
+			s.list[i].count++
+			return
+		}
+	}
+	s.list = append(s.list, reasonCount{reason: reason, count: 1})
+}
+
+func (s *stopReasons) snapshot() []reasonCount {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]reasonCount(nil), s.list...)
+}
+
+// monotonic is the process-local nanosecond clock the message timestamps
+// carry (System.nanoTime in Java), or wall milliseconds with -ms.
+type monotonic struct{ base time.Time }
+
+func (m monotonic) nanos() int64 { return int64(time.Since(m.base)) }
+
+// runner holds a run's connections and the signals between its workers.
+type runner struct {
+	p        *plan
+	c        *counters
+	reasons  *stopReasons
+	clock    monotonic
+	wall     clock.Wall
+	stderr   func(string)
+	tlsConf  *tls.Config
+	mu       sync.Mutex
+	conns    []*amqp.Connection
+	done     chan struct{} // closed when enough agents reached their limits
+	doneOnce sync.Once
+	limits   atomic.Int64
+	// fatal is the first error that ends the run from a worker.
+	fatal   atomic.Pointer[error]
+	started chan struct{}
+}
+
+func (r *runner) finish() { r.doneOnce.Do(func() { close(r.done) }) }
+
+// reachedLimit is an agent's completion: when every counted agent has
+// completed, the run ends.
+func (r *runner) reachedLimit(reason string) {
+	r.reasons.add(reason)
+	if r.limits.Add(1) >= int64(r.p.countLimits) {
+		r.finish()
+	}
+}
+
+func (r *runner) fail(reason string, err error) {
+	r.reasons.add(reason)
+	r.fatal.CompareAndSwap(nil, &err)
+	r.finish()
+}
+
+// dial opens one named connection to the uri for its index.
+func (r *runner) dial(name string, index int) (*amqp.Connection, error) {
+	uri := r.p.uris[index%len(r.p.uris)]
+	props := amqp.NewConnectionProperties()
+	props.SetClientConnectionName(name)
+	cfg := amqp.Config{
+		Properties: props, Heartbeat: r.p.heartbeat, Locale: "en_US",
+		Dial: amqp.DefaultDial(10 * time.Second),
+	}
+	if r.p.frameMax > 0 {
+		cfg.FrameSize = r.p.frameMax
+	}
+	if strings.HasPrefix(strings.ToLower(uri), "amqps://") {
+		cfg.TLSClientConfig = r.tlsConf
+	}
+	conn, err := amqp.DialConfig(uri, cfg)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	r.conns = append(r.conns, conn)
+	r.mu.Unlock()
+	r.watchBlocked(name, conn)
+	return conn, nil
+}
+
+// watchBlocked reports RabbitMQ's flow control (connection.blocked and
+// unblocked) on stderr, which PerfTest does not print at all, and counts
+// it for the result file.
+func (r *runner) watchBlocked(name string, conn *amqp.Connection) {
+	ch := conn.NotifyBlocked(make(chan amqp.Blocking, 4))
+	go func() {
+		var since time.Time
+		for b := range ch {
+			if b.Active {
+				since = time.Now()
+				r.c.blocked.Add(1)
+				r.stderr(fmt.Sprintf("perfclones: connection %s blocked by the broker (flow control): %s", name, b.Reason))
+			} else {
+				if !since.IsZero() {
+					r.c.blockedNanos.Add(int64(time.Since(since)))
+				}
+				r.stderr(fmt.Sprintf("perfclones: connection %s unblocked by the broker", name))
+			}
+		}
+	}()
+}
+
+func (r *runner) closeAll() {
+	r.mu.Lock()
+	conns := r.conns
+	r.conns = nil
+	r.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, c := range conns {
+		wg.Add(1)
+		go func(c *amqp.Connection) {
+			defer wg.Done()
+			_ = c.CloseDeadline(time.Now().Add(3 * time.Second))
+		}(c)
+	}
+	waited := make(chan struct{})
+	go func() { wg.Wait(); close(waited) }()
+	limit := r.p.shutdown
+	if limit <= 0 {
+		return
+	}
+	select {
+	case <-waited:
+	case <-time.After(limit):
+	}
+}
+
+// javaException is the exception the Java client would have thrown for
+// err, as PerfTest's "Main thread caught exception" prints it.
+func javaException(err error) (jvm.Exception, []jvm.Exception) {
+	var amqpErr *amqp.Error
+	var opErr *net.OpError
+	var dnsErr *net.DNSError
+	switch {
+	case errors.As(err, &amqpErr) && amqpErr.Code == amqp.AccessRefused && !amqpErr.Server:
+		return jvm.Exception{Class: "com.rabbitmq.client.AuthenticationFailureException", Message: amqpErr.Reason}, nil
+	case errors.As(err, &amqpErr) && amqpErr.Code == amqp.AccessRefused:
+		return jvm.Exception{Class: "com.rabbitmq.client.AuthenticationFailureException",
+			Message: "ACCESS_REFUSED - Login was refused using authentication mechanism PLAIN. For details see the broker logfile."}, nil
+	case errors.As(err, &amqpErr):
+		return jvm.Exception{Class: "java.io.IOException"}, []jvm.Exception{{
+			Class: "com.rabbitmq.client.ShutdownSignalException",
+			Message: fmt.Sprintf("channel error; protocol method: #method<channel.close>(reply-code=%d, reply-text=%s, class-id=%d, method-id=%d)",
+				amqpErr.Code, amqpErr.Reason, 0, 0)}}
+	case errors.As(err, &dnsErr):
+		return jvm.Exception{Class: "java.net.UnknownHostException", Message: dnsErr.Name}, nil
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return jvm.Exception{Class: "java.net.ConnectException", Message: "Connection refused"}, nil
+	case errors.As(err, &opErr) && opErr.Timeout():
+		return jvm.Exception{Class: "java.net.SocketTimeoutException", Message: "connect timed out"}, nil
+	case errors.Is(err, amqp.ErrSASL), errors.Is(err, amqp.ErrCredentials):
+		return jvm.Exception{Class: "com.rabbitmq.client.AuthenticationFailureException",
+			Message: "ACCESS_REFUSED - Login was refused using authentication mechanism PLAIN. For details see the broker logfile."}, nil
+	case strings.Contains(err.Error(), "tls:"):
+		return jvm.Exception{Class: "javax.net.ssl.SSLHandshakeException", Message: err.Error()}, nil
+	}
+	return jvm.Exception{Class: "java.io.IOException", Message: err.Error()}, nil
+}
+
+// declareExchange declares (or, with -p, checks and only then declares)
+// the run's exchange on ch.
+func (r *runner) declareExchange(conn *amqp.Connection, ch *amqp.Channel) (*amqp.Channel, error) {
+	p := r.p
+	if !p.declareExchange {
+		return ch, nil
+	}
+	if p.predeclared {
+		if err := ch.ExchangeDeclarePassive(p.exchange, p.exchangeType, false, false, false, false, nil); err == nil {
+			return ch, nil
+		}
+		// A failed passive check closes the channel; declare on a new one.
+		var err error
+		if ch, err = conn.Channel(); err != nil {
+			return nil, err
+		}
+	}
+	return ch, ch.ExchangeDeclare(p.exchange, p.exchangeType, p.exchangeDurable, false, false, false, nil)
+}
+
+// declareQueue declares a named queue (with -p only if a passive check
+// fails) and binds it to the exchange unless bindings are skipped.
+func (r *runner) declareQueue(conn *amqp.Connection, ch *amqp.Channel, b binding) (*amqp.Channel, error) {
+	p := r.p
+	exists := false
+	if p.predeclared {
+		if _, err := ch.QueueDeclarePassive(b.queue, false, false, false, false, nil); err == nil {
+			exists = true
+		} else {
+			var err error
+			if ch, err = conn.Channel(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if !exists {
+		if _, err := ch.QueueDeclare(b.queue, p.queue.durable, p.queue.autoDelete, p.queue.exclusive, false, p.queue.args); err != nil {
+			return nil, err
+		}
+	}
+	if !p.skipBinding {
+		if err := ch.QueueBind(b.queue, b.key, p.exchange, false, nil); err != nil {
+			return nil, err
+		}
+	}
+	return ch, nil
+}
+
+// setUp opens the configuration connection(s), declares what is declared
+// up front, then the consumers and the producers, printing their startup
+// lines; it returns the agents to start.
+func (r *runner) setUp(ctx context.Context, out func(string)) (agents []func(context.Context), err error) {
+	p := r.p
+	conf, err := r.dial("perf-test-configuration-0", 0)
+	if err != nil {
+		return nil, err
+	}
+	ch, err := conf.Channel()
+	if err != nil {
+		return nil, err
+	}
+	if ch, err = r.declareExchange(conf, ch); err != nil {
+		return nil, err
+	}
+	for _, b := range p.upfront {
+		if ch, err = r.declareQueue(conf, ch, b); err != nil {
+			return nil, err
+		}
+	}
+	_ = ch.Close()
+	// Consumers first, then producers, as PerfTest starts them.
+	byConn := map[int][]consumerPlan{}
+	for _, cp := range p.consumers {
+		byConn[cp.conn] = append(byConn[cp.conn], cp)
+	}
+	for c := 0; c < p.consumerConns; c++ {
+		out(fmt.Sprintf("id: %s, starting consumer #%d", p.id, c))
+		conn, err := r.dial(fmt.Sprintf("perf-test-consumer-%d", c), c)
+		if err != nil {
+			return nil, err
+		}
+		for _, cp := range byConn[c] {
+			out(fmt.Sprintf("id: %s, starting consumer #%d, channel #%d", p.id, c, cp.channel))
+			agent, err := r.newConsumer(conn, cp)
+			if err != nil {
+				return nil, err
+			}
+			agents = append(agents, agent)
+		}
+		if p.slowStart {
+			out("Delaying start by 1 second because -S/--slow-start was requested")
+			if err := clock.Sleep(ctx, time.Second); err != nil {
+				return nil, err
+			}
+		}
+	}
+	prodByConn := map[int][]producerPlan{}
+	for _, pp := range p.producers {
+		prodByConn[pp.conn] = append(prodByConn[pp.conn], pp)
+	}
+	for c := 0; c < p.producerConns; c++ {
+		out(fmt.Sprintf("id: %s, starting producer #%d", p.id, c))
+		conn, err := r.dial(fmt.Sprintf("perf-test-producer-%d", c), c)
+		if err != nil {
+			return nil, err
+		}
+		for _, pp := range prodByConn[c] {
+			out(fmt.Sprintf("id: %s, starting producer #%d, channel #%d", p.id, c, pp.channel))
+			agent, err := r.newProducer(conn, pp)
+			if err != nil {
+				return nil, err
+			}
+			agents = append(agents, agent)
+		}
+	}
+	return agents, nil
+}
+
+// newConsumer subscribes one consumer channel; the agent it returns
+// handles deliveries until ctx ends or its message limit is reached.
+func (r *runner) newConsumer(conn *amqp.Connection, cp consumerPlan) (func(context.Context), error) {
+	ch, err := conn.Channel()
+	if err != nil {
+		return nil, err
+	}
+	for _, b := range cp.declare {
+		if ch, err = r.declareQueue(conn, ch, b); err != nil {
+			return nil, err
+		}
+	}
+	queues := cp.queues
+	if cp.declareOwn {
+		q, err := ch.QueueDeclare("", r.p.queue.durable, r.p.queue.autoDelete, r.p.queue.exclusive, false, r.p.queue.args)
+		if err != nil {
+			return nil, err
+		}
+		if !r.p.skipBinding {
+			if err := ch.QueueBind(q.Name, cp.bindKey, r.p.exchange, false, nil); err != nil {
+				return nil, err
+			}
+		}
+		queues = []string{q.Name}
+	}
+	if cp.prefetch > 0 {
+		if err := ch.Qos(cp.prefetch, 0, false); err != nil {
+			return nil, err
+		}
+	}
+	if cp.globalPrefetch > 0 {
+		if err := ch.Qos(cp.globalPrefetch, 0, true); err != nil {
+			return nil, err
+		}
+	}
+	var feeds []<-chan amqp.Delivery
+	for _, q := range queues {
+		d, err := ch.Consume(q, "", cp.autoAck, false, false, false, nil)
+		if err != nil {
+			return nil, err
+		}
+		feeds = append(feeds, d)
+	}
+	merged := feeds[0]
+	if len(feeds) > 1 {
+		m := make(chan amqp.Delivery, 256)
+		var wg sync.WaitGroup
+		for _, f := range feeds {
+			wg.Add(1)
+			go func(f <-chan amqp.Delivery) {
+				defer wg.Done()
+				for d := range f {
+					m <- d
+				}
+			}(f)
+		}
+		go func() { wg.Wait(); close(m) }()
+		merged = m
+	}
+	closed := ch.NotifyClose(make(chan *amqp.Error, 1))
+	return func(ctx context.Context) { r.consume(ctx, cp, ch, merged, closed) }, nil
+}
+
+func (r *runner) consume(ctx context.Context, cp consumerPlan, ch *amqp.Channel, deliveries <-chan amqp.Delivery, closed chan *amqp.Error) {
+	c := r.c
+	interval := c.consumeInterval.NewRecorder()
+	total := c.consumeTotal.NewRecorder()
+	defer interval.Flush()
+	defer total.Flush()
+	var count, sinceAck int
+	start := time.Now()
+	for {
+		var d amqp.Delivery
+		var ok bool
+		select {
+		case <-ctx.Done():
+			return
+		case d, ok = <-deliveries:
+		}
+		if !ok {
+			if ctx.Err() == nil {
+				r.fail("Consumer shut down", errors.New("consumer channel closed"))
+			}
+			return
+		}
+		if cp.msgCount > 0 && count >= cp.msgCount {
+			continue // past -D: neither counted nor acknowledged
+		}
+		count++
+		c.received.Add(1)
+		c.receivedBytes.Add(int64(len(d.Body)))
+		if len(d.Body) >= 12 && d.RoutingKey == cp.routingKey {
+			ts := int64(binary.BigEndian.Uint64(d.Body[4:12]))
+			var us int64
+			if cp.useMillis {
+				us = (r.wall.Ms() - ts) * 1000
+			} else {
+				us = (r.clock.nanos() - ts) / 1000
+			}
+			if us < 0 {
+				us = -us
+			}
+			if us > 0 || !cp.dropZeroLatency {
+				interval.Record(us)
+				total.Record(us)
+				c.legacySum.Add(us)
+				c.legacyCount.Add(1)
+				for old := c.legacyMin.Load(); us < old && !c.legacyMin.CompareAndSwap(old, us); old = c.legacyMin.Load() {
+				}
+				for old := c.legacyMax.Load(); us > old && !c.legacyMax.CompareAndSwap(old, us); old = c.legacyMax.Load() {
+				}
+			}
+		}
+		if cp.latencyMicros > 0 {
+			pause(time.Duration(cp.latencyMicros) * time.Microsecond)
+		}
+		if !cp.autoAck {
+			sinceAck++
+			switch {
+			case cp.nack:
+				_ = d.Nack(cp.multiAckEvery > 0, cp.requeue)
+			case cp.multiAckEvery <= 0:
+				_ = d.Ack(false)
+			case sinceAck >= cp.multiAckEvery:
+				_ = d.Ack(true)
+				sinceAck = 0
+			}
+		}
+		if cp.rate > 0 {
+			due := start.Add(time.Duration(float64(count) / cp.rate * float64(time.Second)))
+			if wait := time.Until(due); wait > 0 {
+				_ = clock.Sleep(ctx, wait)
+			}
+		}
+		if cp.msgCount > 0 && count == cp.msgCount {
+			r.reachedLimit("Consumer reached message limit")
+		}
+	}
+}
+
+// pause is -L's simulated processing: a sleep from 1 ms, a busy wait below.
+func pause(d time.Duration) {
+	if d >= time.Millisecond {
+		time.Sleep(d)
+		return
+	}
+	for end := time.Now().Add(d); time.Now().Before(end); {
+	}
+}
+
+// newProducer opens one producer channel; its agent publishes until ctx
+// ends or its message count is reached.
+func (r *runner) newProducer(conn *amqp.Connection, pp producerPlan) (func(context.Context), error) {
+	ch, err := conn.Channel()
+	if err != nil {
+		return nil, err
+	}
+	if pp.declareExchange {
+		if ch, err = r.declareExchange(conn, ch); err != nil {
+			return nil, err
+		}
+	}
+	var confirms chan amqp.Confirmation
+	if pp.confirm >= 0 {
+		if err := ch.Confirm(false); err != nil {
+			return nil, err
+		}
+		size := 1024
+		if pp.confirm > 0 {
+			size = int(pp.confirm) + 16
+		}
+		confirms = ch.NotifyPublish(make(chan amqp.Confirmation, size))
+	}
+	if pp.mandatory {
+		returns := ch.NotifyReturn(make(chan amqp.Return, 256))
+		go func() {
+			for range returns {
+				r.c.returned.Add(1)
+			}
+		}()
+	}
+	closed := ch.NotifyClose(make(chan *amqp.Error, 1))
+	return func(ctx context.Context) { r.produce(ctx, pp, ch, confirms, closed) }, nil
+}
+
+func (r *runner) produce(ctx context.Context, pp producerPlan, ch *amqp.Channel, confirms chan amqp.Confirmation, closed chan *amqp.Error) {
+	c := r.c
+	size := max(pp.size, 12)
+	body := make([]byte, size)
+	msg := amqp.Publishing{Body: body}
+	if pp.persistent {
+		msg.DeliveryMode = amqp.Persistent
+	}
+	// The confirm window: a slot per unconfirmed message, and the publish
+	// time of each (by delivery tag) for the confirm latency.
+	var window chan struct{}
+	var sent sync.Map
+	confirmDone := make(chan struct{})
+	if confirms != nil {
+		if pp.confirm > 0 {
+			window = make(chan struct{}, pp.confirm)
+		}
+		go func() {
+			defer close(confirmDone)
+			rec := c.confirmInterval.NewRecorder()
+			tot := c.confirmTotal.NewRecorder()
+			defer rec.Flush()
+			defer tot.Flush()
+			for cf := range confirms {
+				if cf.Ack {
+					c.confirmed.Add(1)
+				} else {
+					c.nacked.Add(1)
+				}
+				if v, ok := sent.LoadAndDelete(cf.DeliveryTag); ok && pp.confirm > 0 {
+					us := (r.clock.nanos() - v.(int64)) / 1000
+					rec.Record(us)
+					tot.Record(us)
+				}
+				if window != nil {
+					select {
+					case <-window:
+					default:
+					}
+				}
+			}
+		}()
+	} else {
+		close(confirmDone)
+	}
+	if pp.rate == 0 {
+		<-ctx.Done()
+		return
+	}
+	start := time.Now()
+	var tag uint64
+	for n := 0; pp.msgCount == 0 || n < pp.msgCount; n++ {
+		if ctx.Err() != nil {
+			return
+		}
+		if window != nil {
+			select {
+			case window <- struct{}{}:
+			case <-ctx.Done():
+				return
+			case <-time.After(pp.confirmWait):
+				r.fail("Waiting for publisher confirms for too long", errors.New("confirm timeout"))
+				return
+			}
+		}
+		binary.BigEndian.PutUint32(body[0:4], uint32(n))
+		now := r.clock.nanos()
+		if pp.useMillis {
+			binary.BigEndian.PutUint64(body[4:12], uint64(r.wall.Ms()))
+		} else {
+			binary.BigEndian.PutUint64(body[4:12], uint64(now))
+		}
+		key := pp.routingKey
+		if pp.randomKey {
+			key = newUUID()
+		}
+		if confirms != nil {
+			tag++
+			sent.Store(tag, now)
+		}
+		if err := ch.PublishWithContext(ctx, pp.exchange, key, pp.mandatory, false, msg); err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			r.fail("Error in producer ("+err.Error()+")", err)
+			return
+		}
+		c.published.Add(1)
+		c.publishedBytes.Add(int64(size))
+		if pp.rate > 0 {
+			due := start.Add(time.Duration(float64(n+1) / pp.rate * float64(time.Second)))
+			if wait := time.Until(due); wait > 0 {
+				if clock.Sleep(ctx, wait) != nil {
+					return
+				}
+			}
+		}
+	}
+	// -C reached: wait (up to -ct) for the outstanding confirms.
+	if window != nil {
+		deadline := time.After(pp.confirmWait)
+	wait:
+		for len(window) > 0 {
+			select {
+			case <-deadline:
+				break wait
+			case <-ctx.Done():
+				break wait
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}
+	r.reachedLimit("Producer reached message limit")
+}
