@@ -2,7 +2,7 @@ package perfclones_test
 
 // The dist archive as a user meets it: scripts/build makes it for this
 // machine's architecture, tar unpacks it in a temporary directory, and the
-// vendor docs' command lines (seeds 000, 003, 004, scaled down) run from
+// vendor docs' command lines (seeds 000, 001, 003, 004, scaled down) run from
 // inside the unpacked tree through the names it ships, against the local
 // servers, by a shell as the docs have users type them. Then the binary
 // is run under a link and under a copied name, and perfclones' own
@@ -40,7 +40,10 @@ var distNames = []string{
 	"bin/redis-benchmark",
 	"kafka/bin/kafka-consumer-perf-test.sh",
 	"kafka/bin/kafka-producer-perf-test.sh",
+	"rabbitmq-perf-test/bin/runjava",
 	"redis/src/redis-benchmark",
+	"rocketmq/benchmark/consumer.sh",
+	"rocketmq/benchmark/producer.sh",
 }
 
 func TestCompatDist(t *testing.T) {
@@ -95,6 +98,42 @@ func TestCompatDist(t *testing.T) {
 			} else {
 				checkProducerReport(t, l.name, r, countArg(t, l.line, "--num-records"))
 			}
+		}
+	})
+
+	t.Run("rocketmq seed line", func(t *testing.T) {
+		t.Parallel()
+		rmq := testenv.RocketMQ(t)
+		// Seed 001's producer line, bounded with -q. producer.sh starts the
+		// producer in the background and returns, as the original does; the
+		// pipe to cat is how the shell waits for the output that follows.
+		line := fmt.Sprintf("cd %q/rocketmq/benchmark && sh producer.sh -n %q -t %s -s 3800 -w 256 -q 2000 | cat", top, rmq.Namesrv, rmq.Topic)
+		r := runShell(t, line, nil)
+		checkExit(t, "producer.sh", r, 0)
+		lines := shapes.Lines(r.stdout)
+		head := "topic: " + rmq.Topic + ", threadCount: 256, messageSize: 3800, "
+		if len(lines) < 3 || !strings.HasPrefix(lines[0], head) || lines[1] != " compressEnable: false, reportInterval: 10000" ||
+			!strings.HasPrefix(lines[len(lines)-1], "[Complete] Send Total: 2000 ") {
+			t.Errorf("producer.sh: stdout %q, want the two header lines (%q...) and a [Complete] line for 2000 messages", lines, head)
+		}
+	})
+
+	t.Run("perftest seed line", func(t *testing.T) {
+		t.Parallel()
+		rabbit := testenv.RabbitMQ(t)
+		// Seed 000's PerfTest line with -z shortened, from the
+		// distribution's bin/; its own exchange and queue names, so that it
+		// meets none that a test declared with other arguments.
+		n := time.Now().UnixNano()
+		line := fmt.Sprintf("cd %q/rabbitmq-perf-test/bin && ./runjava com.rabbitmq.perf.PerfTest -h %s -e exchange-direct-dist-%d -s 1024 -u queue-1-dist-%d -x 3 -y 3 -z 3",
+			top, rabbit.URI, n, n)
+		r := runShell(t, line, nil)
+		checkExit(t, "runjava", r, 0)
+		lines := shapes.Lines(r.stdout)
+		rate := regexp.MustCompile(`^id: test-\d{6}-\d{3}, (sending|receiving) rate avg: \d+ msg/s$`)
+		if len(lines) < 3 || !slices.Contains(lines, "test stopped (Reached time limit)") ||
+			!rate.MatchString(lines[len(lines)-2]) || !rate.MatchString(lines[len(lines)-1]) {
+			t.Errorf("runjava: stdout %q, want test stopped (Reached time limit) and the two rate avg lines", lines)
 		}
 	})
 
