@@ -67,8 +67,8 @@ func produceBatches(ctx context.Context, d *diff, p *parsed, out, errOut *lineou
 	end := time.Now()
 	ok := run.c.msgOK.Load()
 	t := result.Test{Name: "send_batch", Start: start, End: end, ElapsedSeconds: end.Sub(start).Seconds(),
-		Counts: result.Counts{Operations: ok, Bytes: ok * int64(pl.size), Errors: map[string]int64{
-			"batches_failed": run.c.sendFailed.Load(), "messages_failed": run.c.msgFailed.Load()}}}
+		Counts: result.Counts{Operations: ok, Bytes: ok * int64(pl.size), Errors: errorCounts(
+			"batches_failed", run.c.sendFailed.Load(), "messages_failed", run.c.msgFailed.Load())}}
 	prevAt, prev := start.UnixMilli(), int64(0)
 	for _, s := range w.all {
 		t.Intervals = append(t.Intervals, result.Interval{EndSeconds: float64(s.At-start.UnixMilli()) / 1000,

@@ -101,7 +101,7 @@ func consume(ctx context.Context, d *diff, p *parsed, getenv func(string) string
 func consumerTest(start, end time.Time, run *consumerRun, snaps []consumerSnap) (result.Test, error) {
 	t := result.Test{
 		Name: "consume", Start: start, End: end, ElapsedSeconds: end.Sub(start).Seconds(),
-		Counts: result.Counts{Operations: run.c.count.Load(), Errors: map[string]int64{"consume_failed": run.c.failed.Load()}},
+		Counts: result.Counts{Operations: run.c.count.Load(), Errors: errorCounts("consume_failed", run.c.failed.Load())},
 	}
 	prevAt, prev := start.UnixMilli(), int64(0)
 	for _, s := range snaps {

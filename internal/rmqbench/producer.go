@@ -117,10 +117,9 @@ func producerTest(start, end time.Time, pl *producerPlan, run *producerRun, snap
 	ok := run.c.respOK.Load()
 	t := result.Test{
 		Name: "send", Start: start, End: end, ElapsedSeconds: end.Sub(start).Seconds(),
-		Counts: result.Counts{Operations: ok, Bytes: ok * int64(pl.size), Errors: map[string]int64{
-			"send_failed":     run.c.sendFailed.Load(),
-			"response_failed": run.c.respFailed.Load(),
-		}},
+		Counts: result.Counts{Operations: ok, Bytes: ok * int64(pl.size), Errors: errorCounts(
+			"send_failed", run.c.sendFailed.Load(),
+			"response_failed", run.c.respFailed.Load())},
 	}
 	prevAt, prevOK := start.UnixMilli(), int64(0)
 	for _, s := range snaps {
@@ -138,4 +137,19 @@ func producerTest(start, end time.Time, pl *producerPlan, run *producerRun, snap
 	}
 	t.Latency = map[string]*result.Latency{"send": lat}
 	return t, nil
+}
+
+// errorCounts is a result file's errors by kind: name, count pairs, the
+// kinds that did not happen left out.
+func errorCounts(pairs ...any) map[string]int64 {
+	var m map[string]int64
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if n := pairs[i+1].(int64); n > 0 {
+			if m == nil {
+				m = map[string]int64{}
+			}
+			m[pairs[i].(string)] = n
+		}
+	}
+	return m
 }

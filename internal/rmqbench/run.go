@@ -205,9 +205,13 @@ func (r *producerRun) syncSender(ctx context.Context, p sender, j *sendJob) {
 		}
 		msg := j.message()
 		begin := time.Now()
-		_, err := p.SendSync(ctx, msg)
+		// A signal does not cut a send short: the client would retry a
+		// cancelled request, storing messages nobody counts. The send
+		// ends within its timeout and is counted; then the sender stops.
+		_, err := p.SendSync(context.WithoutCancel(ctx), msg)
 		if ctx.Err() != nil {
-			return // stopped by a signal: the attempt is not the run's
+			r.record(rec, begin, err)
+			return
 		}
 		if !succeeded && r.senderGone(ctx, j, err, succeeded) {
 			return
@@ -248,9 +252,7 @@ func (r *producerRun) asyncSender(ctx context.Context, p sender, j *sendJob) {
 		err := p.SendAsync(context.WithoutCancel(ctx), func(_ context.Context, _ *primitive.SendResult, err error) {
 			defer wg.Done()
 			defer r.inflight.Add(-1)
-			if ctx.Err() == nil {
-				r.record(nil, begin, err)
-			}
+			r.record(nil, begin, err)
 		}, msg)
 		if err != nil {
 			// Refused before it left: the callback will not run.
@@ -357,10 +359,7 @@ func (r *batchRun) batchSender(ctx context.Context, p sender, pl *batchPlan) {
 			msgs[i] = m
 		}
 		begin := time.Now()
-		res, err := p.SendSync(ctx, msgs...)
-		if ctx.Err() != nil {
-			return
-		}
+		res, err := p.SendSync(context.WithoutCancel(ctx), msgs...)
 		if err == nil && res != nil && res.Status == primitive.SendOK {
 			end := time.Now()
 			rt := end.UnixMilli() - begin.UnixMilli()
@@ -373,7 +372,7 @@ func (r *batchRun) batchSender(ctx context.Context, p sender, pl *batchPlan) {
 		}
 		r.c.sendFailed.Add(1)
 		r.c.msgFailed.Add(int64(pl.batch))
-		if classify(err) == sendFailedPause || classify(err) == responseFailed {
+		if ctx.Err() == nil && classify(err) == sendFailedPause || classify(err) == responseFailed {
 			if clock.Sleep(ctx, failurePause) != nil {
 				return
 			}
