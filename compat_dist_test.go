@@ -192,6 +192,24 @@ func TestCompatDist(t *testing.T) {
 		checkProducerReport(t, "PERFCLONES_RESULT", r, 200)
 		checkResultFile(t, "PERFCLONES_RESULT", envFile, "kafka-producer-perf-test", 200)
 
+		// Ctrl+C ends each tool as it ends the original, whichever name
+		// started it: the C redis-benchmark dies by the signal, the JVM
+		// exits with 130 (through the script, which execs the binary).
+		for _, argv := range [][]string{
+			{binary, "redis-benchmark", "-h", host, "-p", port, "-I", "-c", "2"},
+			{filepath.Join(top, "redis/src/redis-benchmark"), "-h", host, "-p", port, "-I", "-c", "2"},
+		} {
+			r = runCommand(t, argv, 2*time.Second, true, "", nil)
+			if !r.timedOut || r.rc != -1 {
+				t.Errorf("%s -I after SIGINT: exit %d (stopped: %v), want death by the signal\nstderr:\n%s", strings.Join(argv[:2], " "), r.rc, r.timedOut, r.stderr)
+			}
+		}
+		r = runCommand(t, []string{filepath.Join(top, "kafka/bin/kafka-producer-perf-test.sh"), "--topic", kafka.SeedTopic, "--num-records", "100000000",
+			"--throughput", "500", "--record-size", "100", "--producer-props", "bootstrap.servers=" + kafka.Bootstrap}, 3*time.Second, true, "", nil)
+		if !r.timedOut || r.rc != 130 {
+			t.Errorf("kafka-producer-perf-test.sh after SIGINT: exit %d (stopped: %v), want 130\nstderr:\n%s", r.rc, r.timedOut, r.stderr)
+		}
+
 		// install writes the archive's layout around a copy of itself.
 		inst := filepath.Join(dir, "installed")
 		r = runCommand(t, []string{binary, "install", inst}, time.Minute, false, "", nil)
