@@ -97,7 +97,7 @@ func mainRun(ctx context.Context, d *diff, args []string, sys cli.IO, run *resul
 	}
 	for _, u := range p.uris {
 		if len(u) > 8 && (u[:8] == "amqps://" || u[:8] == "AMQPS://") {
-			out.Line(logTime() + " [main] WARN  c.r.c.TrustEverythingTrustManager - SECURITY ALERT: this trust manager trusts every certificate, effectively disabling peer verification. This is convenient for local development but offers no protection against man-in-the-middle attacks. Please see https://www.rabbitmq.com/ssl.html to configure peer verification.")
+			out.Line(logTime() + " [main] WARN  c.r.c.TrustEverythingTrustManager - SECURITY ALERT: this trust manager trusts every certificate, effectively disabling peer verification. This is convenient for local development but offers no protection against man-in-the-middle attacks. Please see https://www.rabbitmq.com/ssl.html to learn more about peer certificate verification.")
 			break
 		}
 	}
@@ -133,13 +133,7 @@ func mainRun(ctx context.Context, d *diff, args []string, sys cli.IO, run *resul
 	if err != nil {
 		r.closeAll()
 		e, causes := javaException(err)
-		exit := mainThreadException(d, e, true, logTime)
-		for _, c := range causes {
-			exit.Stdout = exit.Stdout[:len(exit.Stdout)-len("test stopped\n")*boolInt(d.metricsRefactor)] + "Caused by: " + c.String() + "\n"
-			if d.metricsRefactor {
-				exit.Stdout += "test stopped\n"
-			}
-		}
+		exit := mainThreadException(d, e, true, logTime, causes...)
 		return cli.Finish(sys, exit)
 	}
 	// Agents start; 2.19+ measure from here.
@@ -186,13 +180,6 @@ func mainRun(ctx context.Context, d *diff, args []string, sys cli.IO, run *resul
 	if interrupted {
 		code, _ := cli.Interrupted(ctx)
 		return code
-	}
-	return 0
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
 	}
 	return 0
 }

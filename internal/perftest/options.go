@@ -145,8 +145,19 @@ func (c *commandLine) lookupValue(key string) (string, bool) {
 // mainThreadException is PerfTest's catch-all: the exception on stderr,
 // a logback ERROR line and the exception on stdout, exit 1; 2.19+ also
 // print "test stopped" when the failure came after setup began.
-func mainThreadException(d *diff, e jvm.Exception, afterSetup bool, clock func() string) *cli.Exit {
-	out := clock() + " [main] ERROR com.rabbitmq.perf.PerfTest - Main thread caught exception\n" + e.String() + "\n"
+//
+// logback prints an exception without a message as "Class: null".
+func mainThreadException(d *diff, e jvm.Exception, afterSetup bool, clock func() string, causes ...jvm.Exception) *cli.Exit {
+	logged := func(x jvm.Exception) string {
+		if x.Message == "" {
+			return x.Class + ": null"
+		}
+		return x.String()
+	}
+	out := clock() + " [main] ERROR com.rabbitmq.perf.PerfTest - Main thread caught exception\n" + logged(e) + "\n"
+	for _, c := range causes {
+		out += "Caused by: " + logged(c) + "\n"
+	}
 	if afterSetup && d.metricsRefactor {
 		out += "test stopped\n"
 	}

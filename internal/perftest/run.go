@@ -195,6 +195,23 @@ func (r *runner) closeAll() {
 	}
 }
 
+// methodError is a channel error with the AMQP method that caused it,
+// whose class and method ids the Java client's message names.
+type methodError struct {
+	classID, methodID int
+	err               error
+}
+
+func (e *methodError) Error() string { return e.err.Error() }
+func (e *methodError) Unwrap() error { return e.err }
+
+func during(classID, methodID int, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &methodError{classID: classID, methodID: methodID, err: err}
+}
+
 // javaException is the exception the Java client would have thrown for
 // err, as PerfTest's "Main thread caught exception" prints it.
 func javaException(err error) (jvm.Exception, []jvm.Exception) {
@@ -208,10 +225,15 @@ func javaException(err error) (jvm.Exception, []jvm.Exception) {
 		return jvm.Exception{Class: "com.rabbitmq.client.AuthenticationFailureException",
 			Message: "ACCESS_REFUSED - Login was refused using authentication mechanism PLAIN. For details see the broker logfile."}, nil
 	case errors.As(err, &amqpErr):
+		var m *methodError
+		classID, methodID := 0, 0
+		if errors.As(err, &m) {
+			classID, methodID = m.classID, m.methodID
+		}
 		return jvm.Exception{Class: "java.io.IOException"}, []jvm.Exception{{
 			Class: "com.rabbitmq.client.ShutdownSignalException",
 			Message: fmt.Sprintf("channel error; protocol method: #method<channel.close>(reply-code=%d, reply-text=%s, class-id=%d, method-id=%d)",
-				amqpErr.Code, amqpErr.Reason, 0, 0)}}
+				amqpErr.Code, amqpErr.Reason, classID, methodID)}}
 	case errors.As(err, &dnsErr):
 		return jvm.Exception{Class: "java.net.UnknownHostException", Message: dnsErr.Name}, nil
 	case errors.Is(err, syscall.ECONNREFUSED):
@@ -244,7 +266,7 @@ func (r *runner) declareExchange(conn *amqp.Connection, ch *amqp.Channel) (*amqp
 			return nil, err
 		}
 	}
-	return ch, ch.ExchangeDeclare(p.exchange, p.exchangeType, p.exchangeDurable, false, false, false, nil)
+	return ch, during(40, 10, ch.ExchangeDeclare(p.exchange, p.exchangeType, p.exchangeDurable, false, false, false, nil))
 }
 
 // declareQueue declares a named queue (with -p only if a passive check
@@ -264,12 +286,12 @@ func (r *runner) declareQueue(conn *amqp.Connection, ch *amqp.Channel, b binding
 	}
 	if !exists {
 		if _, err := ch.QueueDeclare(b.queue, p.queue.durable, p.queue.autoDelete, p.queue.exclusive, false, p.queue.args); err != nil {
-			return nil, err
+			return nil, during(50, 10, err)
 		}
 	}
 	if !p.skipBinding {
 		if err := ch.QueueBind(b.queue, b.key, p.exchange, false, nil); err != nil {
-			return nil, err
+			return nil, during(50, 20, err)
 		}
 	}
 	return ch, nil
@@ -361,11 +383,11 @@ func (r *runner) newConsumer(conn *amqp.Connection, cp consumerPlan) (func(conte
 	if cp.declareOwn {
 		q, err := ch.QueueDeclare("", r.p.queue.durable, r.p.queue.autoDelete, r.p.queue.exclusive, false, r.p.queue.args)
 		if err != nil {
-			return nil, err
+			return nil, during(50, 10, err)
 		}
 		if !r.p.skipBinding {
 			if err := ch.QueueBind(q.Name, cp.bindKey, r.p.exchange, false, nil); err != nil {
-				return nil, err
+				return nil, during(50, 20, err)
 			}
 		}
 		queues = []string{q.Name}
@@ -384,7 +406,7 @@ func (r *runner) newConsumer(conn *amqp.Connection, cp consumerPlan) (func(conte
 	for _, q := range queues {
 		d, err := ch.Consume(q, "", cp.autoAck, false, false, false, nil)
 		if err != nil {
-			return nil, err
+			return nil, during(60, 20, err)
 		}
 		feeds = append(feeds, d)
 	}

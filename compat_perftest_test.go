@@ -1,0 +1,326 @@
+package perfclones_test
+
+// RabbitMQ PerfTest: the seed command lines of 000 and 002 (-z shortened)
+// against the local RabbitMQ node, ours as 2.22 beside PerfTest 2.22.1's
+// jar, ours by default (2.18) against 2.18.0's formats as the spec gives
+// them, error cases, exact counts checked with rabbitmqctl, the CSV
+// header, and the result file.
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+
+	"github.com/perfclones/perfclones/internal/result/resulttest"
+	"github.com/perfclones/perfclones/internal/shapes"
+	"github.com/perfclones/perfclones/internal/testenv"
+)
+
+// perftestMasker masks numbers, and 2.18's and compact mode's "1.000s"
+// (a number glued to its unit is a word to shapes.Mask); test ids become
+// "test-<N>-<N>" through the number rule.
+var perftestMasker = shapes.Masker{Rules: []shapes.Rule{{Re: regexp.MustCompile(`\b[0-9]+\.[0-9]{3}s\b`), Placeholder: "<N>s"}}}
+
+// shapesInOrder are the distinct masked lines of out, in the order they
+// first appear: interval lines repeat a different number of times from
+// run to run, and the jar logs its TLS warning once per connection
+// factory.
+func shapesInOrder(out string) []string {
+	var list []string
+	seen := map[string]bool{}
+	for _, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		m := perftestMasker.Mask(l)
+		if l == "" || seen[m] {
+			continue
+		}
+		seen[m] = true
+		list = append(list, m)
+	}
+	return list
+}
+
+// deleteExchange removes an exchange the seed lines declare with a
+// durability that differs between releases (2.18 non-durable, 2.20+
+// durable), so that each run declares it afresh.
+func deleteExchange(t *testing.T, uri, name string) {
+	t.Helper()
+	conn, err := amqp.Dial(uri)
+	if err != nil {
+		t.Fatalf("dial %s: %v", uri, err)
+	}
+	defer conn.Close()
+	ch, err := conn.Channel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = ch.ExchangeDelete(name, false, false)
+}
+
+func purgeQueues(t *testing.T, uri string, names ...string) {
+	t.Helper()
+	conn, err := amqp.Dial(uri)
+	if err != nil {
+		t.Fatalf("dial %s: %v", uri, err)
+	}
+	defer conn.Close()
+	for _, q := range names {
+		ch, err := conn.Channel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = ch.QueuePurge(q, false)
+		_ = ch.Close()
+	}
+}
+
+// seedPerfTestLines are the PerfTest command lines of seeds 000 and 002
+// with the local node's URIs, -z 300 shortened to -z 2.
+func seedPerfTestLines(env testenv.RabbitMQEnv) []struct {
+	name string
+	args []string
+} {
+	pre := testenv.VhostURI(env.URI, env.PredeclaredVhost)
+	pattern := []string{"--queue-pattern", "queue-%d", "--queue-pattern-from", "1", "--queue-pattern-to", "3"}
+	return []struct {
+		name string
+		args []string
+	}{
+		{"single queue x3 y3", []string{"-h", env.URI, "-e", "exchange-direct", "-s", "1024", "-u", "queue-1", "-x", "3", "-y", "3", "-z", "2"}},
+		{"amqps single queue", []string{"-h", env.TLSURI, "-e", "exchange-direct", "-s", "1024", "-u", "queue-1", "-x", "1", "-y", "1", "-z", "2"}},
+		{"amqps multi queue", append([]string{"-h", env.TLSURI, "-e", "exchange-direct", "-s", "1024", "-x", "3", "-y", "3", "-z", "2"}, pattern...)},
+		{"multi queue", append([]string{"-h", env.URI, "-e", "exchange-direct", "-s", "1024", "-x", "3", "-y", "3", "-z", "2"}, pattern...)},
+		{"predeclared quorum queue", []string{"-h", pre, "-e", "exchange-direct", "-s", "1024", "-u", "queue-1", "-x", "1", "-y", "1", "-z", "2", "--predeclared"}},
+		{"predeclared quorum queues", append(append([]string{"-h", pre, "-e", "exchange-direct", "-s", "1024", "-x", "3", "-y", "3", "-z", "2"}, pattern...), "--predeclared")},
+		{"predeclared fanout", []string{"-h", pre, "-e", "exchange-fanout", "-s", "1024", "-u", "queue-1", "-x", "1", "-y", "3", "-z", "2", "--predeclared"}},
+		{"confirms mandatory", []string{"-h", env.URI, "-e", "exchange-direct", "-s", "1024", "-u", "queue-1", "-x", "1", "-y", "1", "-z", "2", "-c", "50", "-f", "mandatory"}},
+		{"millis", []string{"-h", env.URI, "-x", "1", "-y", "1", "-z", "2", "-ms", "-r", "2000"}},
+	}
+}
+
+// TestPerfTestSeedLinesBesideTheJar runs each seed line with ours as 2.22
+// and with PerfTest 2.22.1 on the same node: the same distinct line
+// shapes in the same order, the same streams and exit code.
+func TestPerfTestSeedLinesBesideTheJar(t *testing.T) {
+	env := testenv.RabbitMQ(t)
+	ours := ourTool(t, "perftest")
+	pre := testenv.VhostURI(env.URI, env.PredeclaredVhost)
+	for _, tc := range seedPerfTestLines(env) {
+		t.Run(tc.name, func(t *testing.T) {
+			deleteExchange(t, env.URI, "exchange-direct")
+			deleteExchange(t, env.URI, "direct")
+			purgeQueues(t, pre, "queue-1", "queue-2", "queue-3")
+			jar := runCommand(t, append([]string{env.ToolScript, "perftest"}, tc.args...), 60*time.Second, false, "", nil)
+			deleteExchange(t, env.URI, "exchange-direct")
+			deleteExchange(t, env.URI, "direct")
+			purgeQueues(t, pre, "queue-1", "queue-2", "queue-3")
+			got := runCommand(t, append([]string{ours}, tc.args...), 60*time.Second, false, "", []string{"PERFCLONES_PERFTEST_VERSION=2.22"})
+			if got.rc != jar.rc || got.rc != 0 {
+				t.Fatalf("exit code %d, jar %d\nours stderr: %s\njar stderr: %s", got.rc, jar.rc, got.stderr, jar.stderr)
+			}
+			if got.stderr != jar.stderr {
+				t.Errorf("stderr %q, jar %q", got.stderr, jar.stderr)
+			}
+			g, j := shapesInOrder(got.stdout), shapesInOrder(jar.stdout)
+			if strings.Join(g, "\n") != strings.Join(j, "\n") {
+				t.Errorf("line shapes differ\nours:\n%s\njar:\n%s", strings.Join(g, "\n"), strings.Join(j, "\n"))
+			}
+		})
+	}
+}
+
+// The 2.18.0 formats of the spec (sections 2.3 and 2.5), masked.
+var (
+	interval218 = regexp.MustCompile(`^id: test-<N>-<N>, time: <N>s(, sent: <N> msg/s)?(, returned: <N> msg/s)?(, confirmed: <N> msg/s, nacked: <N> msg/s)?(, received: <N> msg/s)?(, min/median/75th/95th/99th (consumer latency: <N>/<N>/<N>/<N>/<N> (µs|ms))?(, )?(confirm latency: <N>/<N>/<N>/<N>/<N> (µs|ms))?)?$`)
+	startup     = regexp.MustCompile(`^id: test-<N>-<N>, starting (consumer|producer) #<N>(, channel #<N>)?$`)
+	tlsAlert    = regexp.MustCompile(`^<N>:<N>:<N>(\.<N>)? \[main\] WARN  c\.r\.c\.TrustEverythingTrustManager - SECURITY ALERT: `)
+)
+
+// TestPerfTestSeedLinesAs218 runs each seed line with ours by default and
+// checks every line against 2.18.0's formats: startup lines, "time: T.TTTs"
+// interval lines, the stop line and exactly the two rate averages.
+func TestPerfTestSeedLinesAs218(t *testing.T) {
+	env := testenv.RabbitMQ(t)
+	ours := ourTool(t, "perftest")
+	pre := testenv.VhostURI(env.URI, env.PredeclaredVhost)
+	for _, tc := range seedPerfTestLines(env) {
+		t.Run(tc.name, func(t *testing.T) {
+			deleteExchange(t, env.URI, "exchange-direct")
+			deleteExchange(t, env.URI, "direct")
+			purgeQueues(t, pre, "queue-1", "queue-2", "queue-3")
+			got := runCommand(t, append([]string{ours}, tc.args...), 60*time.Second, false, "", nil)
+			if got.rc != 0 || got.stderr != "" {
+				t.Fatalf("exit code %d, stderr %q", got.rc, got.stderr)
+			}
+			lines := strings.Split(strings.TrimRight(got.stdout, "\n"), "\n")
+			n := len(lines)
+			if n < 4 {
+				t.Fatalf("too few lines:\n%s", got.stdout)
+			}
+			if lines[n-3] != "test stopped (Reached time limit)" {
+				t.Errorf("stop line %q", lines[n-3])
+			}
+			for i, want := range []string{"sending rate avg: ", "receiving rate avg: "} {
+				if m := perftestMasker.Mask(lines[n-2+i]); m != "id: test-<N>-<N>, "+want+"<N> msg/s" {
+					t.Errorf("summary line %q", lines[n-2+i])
+				}
+			}
+			intervals := 0
+			for _, l := range lines[:n-3] {
+				m := perftestMasker.Mask(l)
+				switch {
+				case startup.MatchString(m), tlsAlert.MatchString(m):
+				case interval218.MatchString(m):
+					intervals++
+				default:
+					t.Errorf("not a 2.18.0 line: %q", l)
+				}
+			}
+			if intervals == 0 {
+				t.Errorf("no interval line in a 2 s run:\n%s", got.stdout)
+			}
+		})
+	}
+}
+
+// TestPerfTestErrorsBesideTheJar: parse errors, bad numbers and an
+// unreachable broker give the jar's streams, first lines and exit codes
+// when ours runs as 2.22 (the full texts are compared in-process against
+// recorded outputs in internal/perftest).
+func TestPerfTestErrorsBesideTheJar(t *testing.T) {
+	env := testenv.RabbitMQ(t)
+	ours := ourTool(t, "perftest")
+	for _, args := range [][]string{
+		{"--bogus"},
+		{"-x"},
+		{"--prod", "1"},
+		{"-x", "abc"},
+		{"-qp", "queue-%d"},
+		{"-h", "amqp://127.0.0.1:1", "-z", "1"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			jar := runCommand(t, append([]string{env.ToolScript, "perftest"}, args...), 30*time.Second, false, "", nil)
+			got := runCommand(t, append([]string{ours}, args...), 30*time.Second, false, "", []string{"PERFCLONES_PERFTEST_VERSION=2.22"})
+			if got.rc != jar.rc {
+				t.Errorf("exit code %d, jar %d", got.rc, jar.rc)
+			}
+			if got.stderr != jar.stderr {
+				t.Errorf("stderr %q, jar %q", got.stderr, jar.stderr)
+			}
+			first := func(s string) string { return perftestMasker.Mask(strings.SplitN(s, "\n", 2)[0]) }
+			if first(got.stdout) != first(jar.stdout) {
+				t.Errorf("first stdout line %q, jar %q", first(got.stdout), first(jar.stdout))
+			}
+			if got.elapsed > 10*time.Second {
+				t.Errorf("took %s", got.elapsed)
+			}
+		})
+	}
+}
+
+// TestPerfTestExactCounts: with -C N and no consumer the broker holds
+// exactly N messages per producer channel; with -C N -D N both sides
+// count exactly N, and the result file says so.
+func TestPerfTestExactCounts(t *testing.T) {
+	env := testenv.RabbitMQ(t)
+	ours := ourTool(t, "perftest")
+	queue := fmt.Sprintf("perfclones-exact-%d", os.Getpid())
+	deleteExchange(t, env.URI, "direct")
+	defer func() { _ = runCommand(t, []string{env.ToolScript, "rabbitmqctl", "delete_queue", queue}, 30*time.Second, false, "", nil) }()
+	got := runCommand(t, []string{ours, "-h", env.URI, "-x", "2", "-X", "2", "-y", "0", "-C", "1500", "-u", queue, "-ad", "false", "-z", "60"},
+		90*time.Second, false, "", nil)
+	if got.rc != 0 || !strings.Contains(got.stdout, "test stopped (Producer reached message limit [4])") {
+		t.Fatalf("exit code %d\n%s%s", got.rc, got.stdout, got.stderr)
+	}
+	depth := ""
+	for _, l := range strings.Split(env.Ctl(t, "list_queues", "-q", "name", "messages"), "\n") {
+		if f := strings.Fields(l); len(f) == 2 && f[0] == queue {
+			depth = f[1]
+		}
+	}
+	if depth != "6000" {
+		t.Errorf("queue depth %q, want 6000 (2 connections x 2 channels x 1500)", depth)
+	}
+
+	file := filepath.Join(t.TempDir(), "result.json")
+	deleteExchange(t, env.URI, "direct")
+	got = runCommand(t, []string{ours, "-h", env.URI, "-x", "1", "-y", "1", "-C", "3000", "-D", "3000", "-z", "60"},
+		90*time.Second, false, "", []string{"PERFCLONES_RESULT=" + file})
+	if got.rc != 0 {
+		t.Fatalf("exit code %d\n%s%s", got.rc, got.stdout, got.stderr)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := resulttest.Validate(data)
+	if err != nil {
+		t.Fatalf("result file: %v", err)
+	}
+	ops := map[string]int64{}
+	for _, tst := range run.Tests {
+		ops[tst.Name] = tst.Counts.Operations
+		if tst.Name == "consume" {
+			l := tst.Latency["consume"]
+			if l == nil || l.Count == 0 || l.Count > 3000 {
+				t.Errorf("consumer latency histogram: %+v", l)
+			}
+		}
+	}
+	if ops["publish"] != 3000 || ops["consume"] != 3000 {
+		t.Errorf("result counts %v, want 3000 published and 3000 consumed", ops)
+	}
+	if run.Tool != "perftest" || run.Release != "2.18" || run.Ending != "completed" {
+		t.Errorf("result run %s %s %s", run.Tool, run.Release, run.Ending)
+	}
+}
+
+// TestPerfTestCSVHeader: -o writes the jar's exact header, by default and
+// as 2.22, and rows of 17 columns.
+func TestPerfTestCSVHeader(t *testing.T) {
+	env := testenv.RabbitMQ(t)
+	ours := ourTool(t, "perftest")
+	dir := t.TempDir()
+	args := func(f string) []string {
+		return []string{"-h", env.URI, "-x", "1", "-y", "1", "-z", "2", "-c", "10", "-o", filepath.Join(dir, f)}
+	}
+	deleteExchange(t, env.URI, "direct")
+	jar := runCommand(t, append([]string{env.ToolScript, "perftest"}, args("jar.csv")...), 60*time.Second, false, "", nil)
+	if jar.rc != 0 {
+		t.Fatalf("jar: %d %s", jar.rc, jar.stderr)
+	}
+	want, err := os.ReadFile(filepath.Join(dir, "jar.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantHeader := strings.SplitN(string(want), "\n", 2)[0]
+	for _, rel := range []string{"2.18", "2.22"} {
+		deleteExchange(t, env.URI, "direct")
+		got := runCommand(t, append([]string{ours}, args(rel+".csv")...), 60*time.Second, false, "", []string{"PERFCLONES_PERFTEST_VERSION=" + rel})
+		if got.rc != 0 {
+			t.Fatalf("%s: %d %s", rel, got.rc, got.stderr)
+		}
+		data, err := os.ReadFile(filepath.Join(dir, rel+".csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+		if lines[0] != wantHeader {
+			t.Errorf("%s header %q, want %q", rel, lines[0], wantHeader)
+		}
+		if len(lines) < 2 {
+			t.Errorf("%s: no rows", rel)
+		}
+		for _, row := range lines[1:] {
+			if n := strings.Count(row, ",") + 1; n != 17 {
+				t.Errorf("%s row %q has %s columns", rel, row, strconv.Itoa(n))
+			}
+		}
+	}
+}
