@@ -232,7 +232,9 @@ func TestPerfTestExactCounts(t *testing.T) {
 	ours := ourTool(t, "perftest")
 	queue := fmt.Sprintf("perfclones-exact-%d", os.Getpid())
 	deleteExchange(t, env.URI, "direct")
-	defer func() { _ = runCommand(t, []string{env.ToolScript, "rabbitmqctl", "delete_queue", queue}, 30*time.Second, false, "", nil) }()
+	defer func() {
+		_ = runCommand(t, []string{env.ToolScript, "rabbitmqctl", "delete_queue", queue}, 30*time.Second, false, "", nil)
+	}()
 	got := runCommand(t, []string{ours, "-h", env.URI, "-x", "2", "-X", "2", "-y", "0", "-C", "1500", "-u", queue, "-ad", "false", "-z", "60"},
 		90*time.Second, false, "", nil)
 	if got.rc != 0 || !strings.Contains(got.stdout, "test stopped (Producer reached message limit [4])") {
