@@ -1339,3 +1339,77 @@ func readResult(t *testing.T, file, tool string) *result.Run {
 	}
 	return run
 }
+
+// TestCompatKafkaSignals ends runs of ours by SIGINT and SIGTERM: as the
+// Java tools (checked by hand: 3.9.2's producer exits 130 on SIGINT and
+// prints nothing more), nothing is printed after the signal, the exit code
+// is 128 + the signal, and the result file still holds what was measured.
+func TestCompatKafkaSignals(t *testing.T) {
+	k := newKafkaTools(t)
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		bin  string
+		args string
+		sig  syscall.Signal
+		// lastLine must not be the final line of this shape.
+		final string
+	}{
+		{name: "producer SIGINT", bin: k.ours.producer, sig: syscall.SIGINT, final: producerFinalShape,
+			args: "--topic topic-1 --num-records 100000 --throughput 1000 --record-size 100 --producer-props bootstrap.servers=$SINGLE"},
+		{name: "producer SIGTERM", bin: k.ours.producer, sig: syscall.SIGTERM, final: producerFinalShape,
+			args: "--topic topic-1 --num-records 100000 --throughput 1000 --record-size 100 --producer-props bootstrap.servers=$SINGLE"},
+		{name: "consumer SIGINT", bin: k.ours.consumer, sig: syscall.SIGINT, final: consumerSummaryShape,
+			args: "--topic compat-no-such-topic --messages 10 --timeout 60000 --broker-list $SINGLE"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".json")
+			cmd := exec.Command(tc.bin, splitKafkaArgs(t, tc.args, k.vars(0, ""))...)
+			cmd.Env = append(os.Environ(), "PERFCLONES_RESULT="+file)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(3 * time.Second)
+			if err := cmd.Process.Signal(tc.sig); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(15 * time.Second):
+				_ = cmd.Process.Kill()
+				t.Fatalf("no exit within 15 s of %v", tc.sig)
+			}
+			var exitErr *exec.ExitError
+			if !errors.As(err, &exitErr) || exitErr.ExitCode() != 128+int(tc.sig) {
+				t.Errorf("exit: %v, want status %d", err, 128+int(tc.sig))
+			}
+			if l := kafkaMasker.Mask(lastLine(shapes.Lines(stdout.String()))); l == tc.final {
+				t.Errorf("printed its final line after %v:\n%s", tc.sig, stdout.String())
+			}
+			for _, l := range shapes.Lines(stderr.String()) {
+				if !log4jLineRe.MatchString(l) {
+					t.Errorf("stderr: %q (Java prints nothing on a signal)", l)
+				}
+			}
+			b, rerr := os.ReadFile(file)
+			if rerr != nil {
+				t.Fatal(rerr)
+			}
+			run, verr := resulttest.Validate(b)
+			if verr != nil {
+				t.Fatalf("%v\n%s", verr, b)
+			}
+			if run.Ending != "interrupted" || run.ExitCode != 128+int(tc.sig) || len(run.Tests) != 1 {
+				t.Errorf("result: ending %q, exit %d, %d tests", run.Ending, run.ExitCode, len(run.Tests))
+			}
+			if tc.bin == k.ours.producer && run.Tests[0].Counts.Operations == 0 {
+				t.Errorf("no acknowledged record in the result after 3 s at 1000 records/s")
+			}
+		})
+	}
+}

@@ -182,6 +182,7 @@ func (f *inFlight) expire(cutoffMs int64) []*sendStart {
 // producerRun sends the plan's records and counts their completions; at
 // the end sent = acked + failed.
 type producerRun struct {
+	ctx      context.Context // a signal ends it: failures then go unprinted, as Java prints nothing more
 	plan     *producerPlan
 	producer sarama.AsyncProducer
 	wall     clock.Wall
@@ -210,6 +211,7 @@ func newProducerRun(plan *producerPlan, producer sarama.AsyncProducer, wall cloc
 // run sends every record, then waits for all completions. It returns once
 // the producer is closed and every completion is counted.
 func (r *producerRun) run(ctx context.Context) error {
+	r.ctx = ctx
 	plan := r.plan
 	var wg sync.WaitGroup
 	wg.Add(2)
@@ -362,12 +364,6 @@ func (r *producerRun) complete(msg *sarama.ProducerMessage, err error) {
 		return // already counted as expired
 	}
 	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			// Interrupted: the original prints nothing more.
-			r.failed.Add(1)
-			r.countError("interrupted")
-			return
-		}
 		r.fail(exceptionLine(err))
 		return
 	}
@@ -383,9 +379,15 @@ func (r *producerRun) complete(msg *sarama.ProducerMessage, err error) {
 	}
 }
 
-// fail counts a failed send and prints its exception line.
+// fail counts a failed send and prints its exception line; once a signal
+// has ended the run the records still in flight fail unprinted, counted
+// as "interrupted".
 func (r *producerRun) fail(line string) {
 	r.failed.Add(1)
+	if r.ctx != nil && r.ctx.Err() != nil {
+		r.countError("interrupted")
+		return
+	}
 	r.countError(exceptionClass(line))
 	r.errOut(line)
 }
