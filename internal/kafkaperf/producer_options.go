@@ -149,6 +149,7 @@ type producerOptions struct {
 	keyRange          int64
 	randomSeed        int64
 	notices           []string // stdout lines printed before the run (deprecations)
+	client            clientInputs
 }
 
 // parseProducer parses with the release's own table, so that help, usage
@@ -244,33 +245,59 @@ func parseProducerOptions(args []string, width int, rel *producerRelease) (*prod
 	}
 	o.payloadDelimiter = delim
 
-	// The file first, then the properties on the command line, then
-	// --bootstrap-server; later ones win, as in the original.
+	o.client = clientInputs{
+		propArgs: append(props, cmdProps...), configFile: firstNonEmpty(configFile, cmdConfigFile),
+		bootstrap: bootstrap, hasBootstrap: hasBootstrap,
+		txnID: txnID, hasTxnID: hasTxnID, txnMs: txnMs, hasTxnMs: hasTxnMs,
+	}
+	return o, nil
+}
+
+// clientInputs are the options that make the client's properties, read
+// after the payload file as the original does (readProps).
+type clientInputs struct {
+	propArgs     []string // --producer-props or --command-property
+	configFile   string   // --producer.config or --command-config
+	bootstrap    string
+	hasBootstrap bool
+	txnID        string
+	hasTxnID     bool
+	txnMs        int64
+	hasTxnMs     bool
+}
+
+// readProps makes the client's properties: the file first, then the
+// properties on the command line, then --bootstrap-server (later ones
+// win), client.id and the transactional settings of the release. A file
+// that cannot be read or a property without exactly one value ends the
+// program with Java's exception.
+func (o *producerOptions) readProps(rel *producerRelease) error {
+	in := o.client
 	o.props = javaprops.New()
-	if file := firstNonEmpty(configFile, cmdConfigFile); file != "" {
-		loaded, err := javaprops.LoadFile(file)
+	if in.configFile != "" {
+		loaded, err := javaprops.LoadFile(in.configFile)
 		if err != nil {
-			return nil, jvm.Uncaught(jvm.Exception{Class: "java.nio.file.NoSuchFileException", Message: file}, o.notices)
+			return jvm.Uncaught(jvm.Exception{Class: "java.nio.file.NoSuchFileException", Message: in.configFile}, nil)
 		}
 		o.props.Merge(loaded)
 	}
-	for _, prop := range append(props, cmdProps...) {
+	for _, prop := range in.propArgs {
 		// Java splits on every '=' and wants exactly two pieces, so a value
 		// containing '=' (or an empty one) is refused here as there.
 		pieces := javaSplit(prop, "=")
 		if len(pieces) != 2 {
-			return nil, jvm.Uncaught(jvm.Exception{Class: "java.lang.IllegalArgumentException", Message: "Invalid property: " + prop}, o.notices)
+			return jvm.Uncaught(jvm.Exception{Class: "java.lang.IllegalArgumentException", Message: "Invalid property: " + prop}, nil)
 		}
 		o.props.Set(pieces[0], pieces[1])
 	}
-	if hasBootstrap {
-		o.props.Set("bootstrap.servers", bootstrap)
+	if in.hasBootstrap {
+		o.props.Set("bootstrap.servers", in.bootstrap)
 	}
 	if _, ok := o.props.Get("client.id"); !ok {
 		o.props.Set("client.id", "perf-producer-client")
 	}
-	o.transactional, o.transactionMs = rel.transactions.decide(o.props, txnID, hasTxnID, txnMs, hasTxnMs)
-	return o, nil
+	o.transactional, o.transactionMs = rel.transactions.decide(o.props, in.txnID, in.hasTxnID, in.txnMs, in.hasTxnMs)
+	return nil
 }
 
 // decide says whether the run is transactional and its commit interval,

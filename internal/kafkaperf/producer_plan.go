@@ -36,7 +36,8 @@ type producerPlan struct {
 }
 
 // newProducerPlan reads the payload file (printing the original's lines
-// through out, then the deprecation notices, in Java's order), maps the client settings (their warnings go to warn) and
+// through out), prints the deprecation notices, reads the client
+// properties (in Java's order), maps the client settings (their warnings go to warn) and
 // makes the checks the release makes while it builds the producer. A
 // failure is a *cli.Exit.
 func newProducerPlan(o *producerOptions, rel *producerRelease, out, warn func(string)) (*producerPlan, error) {
@@ -68,6 +69,9 @@ func newProducerPlan(o *producerOptions, rel *producerRelease, out, warn func(st
 	}
 	for _, n := range o.notices {
 		out(n)
+	}
+	if err := o.readProps(rel); err != nil {
+		return nil, err
 	}
 	settings, err := newClientSettings(producerClient, o.props, log4jTime)
 	if err != nil {

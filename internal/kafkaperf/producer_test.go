@@ -158,6 +158,9 @@ func TestParseProducerOptions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			o, err := parseProducerOptions(strings.Fields(tt.args), 1000, &kafka44.producer)
+			if err == nil {
+				err = o.readProps(&kafka44.producer)
+			}
 			if tt.errSubstr != "" {
 				if err == nil || !strings.Contains(fatalText(err), tt.errSubstr) {
 					t.Fatalf("error = %v, want one containing %q", err, tt.errSubstr)
