@@ -8,11 +8,15 @@ package perfclones_test
 
 import (
 	"fmt"
+	"io"
+	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -324,5 +328,155 @@ func TestPerfTestCSVHeader(t *testing.T) {
 				t.Errorf("%s row %q has %s columns", rel, row, strconv.Itoa(n))
 			}
 		}
+	}
+}
+
+// TestPerfTestSignalEndsTheRun: SIGINT ends a run without -z. As 2.22 the
+// stop line and the summary follow (PerfTest's shutdown hook); 2.18
+// prints nothing more. Both exit 130, as the JVM does.
+func TestPerfTestSignalEndsTheRun(t *testing.T) {
+	env := testenv.RabbitMQ(t)
+	ours := ourTool(t, "perftest")
+	for _, rel := range []string{"2.18", "2.22"} {
+		deleteExchange(t, env.URI, "direct")
+		file := filepath.Join(t.TempDir(), "result.json")
+		got := runCommand(t, []string{ours, "-h", env.URI, "-x", "1", "-y", "1", "-r", "500"}, 3*time.Second, true, "",
+			[]string{"PERFCLONES_PERFTEST_VERSION=" + rel, "PERFCLONES_RESULT=" + file})
+		if got.rc != 130 {
+			t.Errorf("%s: exit code %d, want 130\n%s", rel, got.rc, got.stderr)
+		}
+		stopped := strings.Contains(got.stdout, "\ntest stopped\n")
+		if rel == "2.22" && (!stopped || !strings.Contains(got.stdout, "sending rate avg: ")) {
+			t.Errorf("2.22: no stop line and summary after SIGINT:\n%s", got.stdout)
+		}
+		if rel == "2.18" && (stopped || strings.Contains(got.stdout, "rate avg")) {
+			t.Errorf("2.18 printed an ending after SIGINT:\n%s", got.stdout)
+		}
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatalf("%s: no result file after SIGINT: %v", rel, err)
+		}
+		run, err := resulttest.Validate(data)
+		if err != nil {
+			t.Fatalf("%s: %v", rel, err)
+		}
+		if run.Ending != "interrupted" || len(run.Tests) == 0 || run.Tests[0].Counts.Operations == 0 {
+			t.Errorf("%s: result %s with %d tests", rel, run.Ending, len(run.Tests))
+		}
+	}
+}
+
+// cuttableProxy forwards TCP connections to target until cut closes
+// every one of them: the client sees a broker that died mid-run.
+type cuttableProxy struct {
+	ln    net.Listener
+	mu    sync.Mutex
+	conns []net.Conn
+}
+
+func newCuttableProxy(t *testing.T, target string) *cuttableProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &cuttableProxy{ln: ln}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s, err := net.Dial("tcp", target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			p.mu.Lock()
+			p.conns = append(p.conns, c, s)
+			p.mu.Unlock()
+			go func() { _, _ = io.Copy(s, c); s.Close() }()
+			go func() { _, _ = io.Copy(c, s); c.Close() }()
+		}
+	}()
+	t.Cleanup(func() { ln.Close(); p.cut() })
+	return p
+}
+
+func (p *cuttableProxy) cut() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.conns = nil
+}
+
+// TestPerfTestBrokerLostMidRun: when the broker goes away mid-run the
+// run ends within seconds with the stop line naming why and the summary,
+// never a hang; a broker that is not there at all is PerfTest's
+// ConnectException, exit 1, at once.
+func TestPerfTestBrokerLostMidRun(t *testing.T) {
+	env := testenv.RabbitMQ(t)
+	ours := ourTool(t, "perftest")
+	u, err := url.Parse(env.URI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := newCuttableProxy(t, u.Host)
+	u.Host = proxy.ln.Addr().String()
+	deleteExchange(t, env.URI, "direct")
+	time.AfterFunc(2*time.Second, proxy.cut)
+	got := runCommand(t, []string{ours, "-h", u.String(), "-x", "1", "-y", "1", "-r", "1000", "-z", "60"}, 20*time.Second, false, "", nil)
+	if got.timedOut || got.elapsed > 10*time.Second {
+		t.Fatalf("still running %s after the broker went away", got.elapsed)
+	}
+	if !regexp.MustCompile(`(?m)^test stopped \((Consumer shut down|Error in producer \(.*\))`).MatchString(got.stdout) ||
+		!strings.Contains(got.stdout, "receiving rate avg: ") {
+		t.Errorf("no stop line with the reason and summary:\n%s\nstderr: %s", got.stdout, got.stderr)
+	}
+
+	down := runCommand(t, []string{ours, "-h", "amqp://127.0.0.1:1", "-z", "5"}, 20*time.Second, false, "", nil)
+	if down.rc != 1 || down.stderr != "Main thread caught exception: java.net.ConnectException: Connection refused\n" || down.elapsed > 5*time.Second {
+		t.Errorf("unreachable broker: code %d after %s, stderr %q", down.rc, down.elapsed, down.stderr)
+	}
+}
+
+// TestPerfTestFlowControlNotices: with the node's memory high watermark
+// set so low that every publishing connection is blocked, our run
+// reports connection.blocked on stderr (stdout stays PerfTest's) and the
+// result file counts it.
+func TestPerfTestFlowControlNotices(t *testing.T) {
+	env := testenv.RabbitMQ(t)
+	ours := ourTool(t, "perftest")
+	env.Ctl(t, "set_vm_memory_high_watermark", "0.000001")
+	defer env.Ctl(t, "set_vm_memory_high_watermark", "0.2")
+	deleteExchange(t, env.URI, "direct")
+	file := filepath.Join(t.TempDir(), "result.json")
+	got := runCommand(t, []string{ours, "-h", env.URI, "-x", "1", "-y", "1", "-s", "4096", "-z", "4"}, 30*time.Second, false, "",
+		[]string{"PERFCLONES_RESULT=" + file})
+	if got.rc != 0 {
+		t.Fatalf("exit code %d: %s", got.rc, got.stderr)
+	}
+	if !strings.Contains(got.stderr, "blocked by the broker (flow control)") {
+		t.Errorf("no blocked notice on stderr: %q", got.stderr)
+	}
+	if strings.Contains(got.stdout, "blocked") {
+		t.Errorf("the notice reached stdout")
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := resulttest.Validate(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, tst := range run.Tests {
+		found = found || (tst.Name == "flow-control-blocked" && tst.Counts.Operations > 0)
+	}
+	if !found {
+		t.Errorf("the result file does not count the blocked connections")
 	}
 }
