@@ -27,6 +27,22 @@ func printDetailed(reports <-chan detailedLine, df *javafmt.DateFormat, out func
 	}
 }
 
+// newDetailedLine computes one report's numbers from the totals at now and
+// the differences since the last report.
+func newDetailedLine(now, lastReport, totalBytes, totalRecords, dBytes, dRecords, rebalance int64) detailedLine {
+	interval := now - lastReport
+	fetch := interval - rebalance
+	l := detailedLine{
+		nowMs: now, totalBytes: totalBytes, totalRecords: totalRecords, intervalMs: interval,
+		intervalBytes: dBytes, intervalRecords: dRecords, intervalRebalanceMs: rebalance, intervalFetchMs: fetch,
+	}
+	if fetch > 0 {
+		l.intervalMBPerSec = 1000.0 * (float64(dBytes) / (1024 * 1024)) / float64(fetch)
+		l.intervalRecordsPerSe = 1000.0 * float64(dRecords) / float64(fetch)
+	}
+	return l
+}
+
 // formatDetailed is one --show-detailed-stats line.
 func formatDetailed(l detailedLine, df *javafmt.DateFormat) string {
 	return fmt.Sprintf("%s, %d, %s, %s, %d, %s, %d, %d, %s, %s",

@@ -192,20 +192,6 @@ loop:
 	return timedOut, err
 }
 
-func newDetailedLine(now, lastReport, totalBytes, totalRecords, dBytes, dRecords, rebalance int64) detailedLine {
-	interval := now - lastReport
-	fetch := interval - rebalance
-	l := detailedLine{
-		nowMs: now, totalBytes: totalBytes, totalRecords: totalRecords, intervalMs: interval,
-		intervalBytes: dBytes, intervalRecords: dRecords, intervalRebalanceMs: rebalance, intervalFetchMs: fetch,
-	}
-	if fetch > 0 {
-		l.intervalMBPerSec = 1000.0 * (float64(dBytes) / (1024 * 1024)) / float64(fetch)
-		l.intervalRecordsPerSe = 1000.0 * float64(dRecords) / float64(fetch)
-	}
-	return l
-}
-
 // matchingTopics lists the cluster's topics that --include matches.
 func (r *consumerRun) matchingTopics() []string {
 	_ = r.client.RefreshMetadata()

@@ -4,14 +4,9 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/perfclones/perfclones/internal/javafmt"
 )
-
-// log4jTime is the time stamp of the Java tools' log lines ([%d] in log4j's
-// ISO8601 layout).
-func log4jTime() string { return time.Now().Format("2006-01-02 15:04:05,000") }
 
 // metric is one row of the --print-metrics table.
 type metric struct {
@@ -54,6 +49,3 @@ func formatMetrics(ms []metric) string {
 	}
 	return b.String()
 }
-
-// msTime is a Java wall-clock millisecond as a time.
-func msTime(ms int64) time.Time { return time.UnixMilli(ms) }
