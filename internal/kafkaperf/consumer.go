@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/perfclones/perfclones/internal/cli"
 	"github.com/perfclones/perfclones/internal/clock"
+	"github.com/perfclones/perfclones/internal/jvm"
 	"github.com/perfclones/perfclones/internal/lineout"
 	"github.com/perfclones/perfclones/internal/result"
 )
@@ -53,6 +55,13 @@ func consume(ctx context.Context, o *consumerOptions, rel *consumerRelease, out,
 	for _, n := range o.notices {
 		out.Line(n)
 	}
+	// The Scala tool reads every value before the header, the Java tool
+	// after it.
+	if rel.scala {
+		if err := o.readValues(rel); err != nil {
+			return nil, err
+		}
+	}
 	if !o.hideHeader {
 		if o.detailed {
 			out.Line(detailedHeader)
@@ -60,10 +69,12 @@ func consume(ctx context.Context, o *consumerOptions, rel *consumerRelease, out,
 			out.Line(consumerHeader)
 		}
 	}
-	if err := o.readValues(); err != nil {
-		return nil, err
+	if !rel.scala {
+		if err := o.readValues(rel); err != nil {
+			return nil, err
+		}
 	}
-	plan, err := newConsumerPlan(o, errOut.Line)
+	plan, err := newConsumerPlan(o, rel, errOut.Line)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +96,9 @@ func consume(ctx context.Context, o *consumerOptions, rel *consumerRelease, out,
 		return &test, context.Cause(ctx)
 	}
 	if runErr != nil {
-		return &test, cli.Failure(exceptionLine(runErr))
+		line := exceptionLine(runErr)
+		class := exceptionClass(line)
+		return &test, rel.thrown(jvm.Exception{Class: class, Message: strings.TrimPrefix(line, class+": ")})
 	}
 	if timedOut {
 		out.Line(fmt.Sprintf(rel.timeoutWarning, plan.timeoutMs))

@@ -10,6 +10,7 @@ import (
 	"github.com/perfclones/perfclones/internal/javafmt"
 	"github.com/perfclones/perfclones/internal/javaopts"
 	"github.com/perfclones/perfclones/internal/javaprops"
+	"github.com/perfclones/perfclones/internal/jvm"
 )
 
 const consumerDescription = "This tool is used to verify the consumer performance."
@@ -122,10 +123,26 @@ func consumerOptions39(group string) []javaopts.JoptOption {
 
 // consumerChecks is what a release's checks look at after parsing.
 type consumerChecks struct {
-	set     *javaopts.OptionSet
-	noArgs  bool
-	version string // what --version prints
-	usage   func(msg string) error
+	set         *javaopts.OptionSet
+	noArgs      bool
+	version     string // what --version prints
+	description string // the line above the help table
+	usage       func(msg string) error
+}
+
+// consumerOptions27 is Kafka 2.7's (Scala) option table: 3.9's, with
+// --reporting-interval an Integer and two spaces in --broker-list's text.
+func consumerOptions27(group string) []javaopts.JoptOption {
+	opts := consumerOptions39(group)
+	for i, o := range opts {
+		switch o.Names[0] {
+		case "broker-list":
+			opts[i].Description = strings.Replace(o.Description, "specified. The", "specified.  The", 1)
+		case "reporting-interval":
+			opts[i].Type = "Integer"
+		}
+	}
+	return opts
 }
 
 // consumerChecks39 is 3.9's order: help, --version, then the required
@@ -135,7 +152,7 @@ func consumerChecks39(c *consumerChecks) error {
 	set := c.set
 	switch {
 	case set.Has("help"):
-		return c.usage(consumerDescription)
+		return c.usage(c.description)
 	case set.Has("version"):
 		return &cli.Exit{Stdout: c.version + "\n"}
 	case !set.Has("topic") && !set.Has("include"):
@@ -153,7 +170,7 @@ func consumerChecks44(c *consumerChecks) error {
 	set := c.set
 	switch {
 	case set.Has("help") || c.noArgs:
-		return c.usage(consumerDescription)
+		return c.usage(c.description)
 	case set.Has("version"):
 		return &cli.Exit{Stdout: c.version + "\n"}
 	case !set.Has("bootstrap-server") && !set.Has("broker-list"):
@@ -209,7 +226,10 @@ func parseConsumerOptions(args []string, group string, rel *consumerRelease, ver
 		before = rel.threadsWarning + "\n"
 		o.notices = append(o.notices, rel.threadsWarning)
 	}
-	checks := &consumerChecks{set: set, noArgs: len(args) == 0, version: version, usage: func(msg string) error {
+	if rel.version != "" {
+		version = rel.version
+	}
+	checks := &consumerChecks{set: set, noArgs: len(args) == 0, version: version, description: rel.description, usage: func(msg string) error {
 		return p.UsageExit(msg)
 	}}
 	if err := rel.checks(checks); err != nil {
@@ -230,10 +250,9 @@ func parseConsumerOptions(args []string, group string, rel *consumerRelease, ver
 }
 
 // readValues converts the option values, as jopt-simple does when they are
-// asked for: a bad number or a repeated option fails here, after the header
-// has been printed, with the message the original prints (its catch-all
-// prints the message, then the stack trace, on stderr; exit 1).
-func (o *consumerOptions) readValues() error {
+// asked for: a bad number or a repeated option fails here, with the
+// message the original prints, in the release's way (thrown).
+func (o *consumerOptions) readValues(rel *consumerRelease) error {
 	set := o.set
 	var errs []error
 	str := func(name string) string {
@@ -274,22 +293,22 @@ func (o *consumerOptions) readValues() error {
 	}
 	for _, err := range errs {
 		if err != nil {
-			return cli.Failure(err.Error())
+			return rel.thrown(jvm.Exception{Class: joptExceptionClass(err.Error()), Message: err.Error()})
 		}
 	}
 	if set.Has("include") {
 		re, err := regexp.Compile("^(?:" + include + ")$")
 		if err != nil {
-			return cli.Failure(fmt.Sprintf("java.util.regex.PatternSyntaxException: %v", err))
+			return rel.thrown(jvm.Exception{Class: "java.util.regex.PatternSyntaxException", Message: err.Error()})
 		}
 		o.include = re
 	}
 	if o.reportingInterval <= 0 {
-		return cli.Failure("Reporting interval must be greater than 0.")
+		return rel.thrown(jvm.Exception{Class: "java.lang.IllegalArgumentException", Message: "Reporting interval must be greater than 0."})
 	}
 	df, err := javafmt.NewDateFormat(pattern)
 	if err != nil {
-		return cli.Failure("java.lang.IllegalArgumentException: " + err.Error())
+		return rel.thrown(jvm.Exception{Class: "java.lang.IllegalArgumentException", Message: "java.lang.IllegalArgumentException: " + err.Error()})
 	}
 	o.dateFormat = df
 	o.fromLatest = set.Has("from-latest")
@@ -301,14 +320,14 @@ func (o *consumerOptions) readValues() error {
 	if file != "" {
 		loaded, err := javaprops.LoadFile(file)
 		if err != nil {
-			return cli.Failure(fmt.Sprintf("%s (No such file or directory)", file))
+			return rel.thrown(jvm.Exception{Class: "java.io.FileNotFoundException", Message: fmt.Sprintf("%s (No such file or directory)", file)})
 		}
 		o.props.Merge(loaded)
 	}
 	for _, prop := range set.Values("command-property") {
 		k, v, ok := strings.Cut(prop, "=")
 		if !ok {
-			return cli.Failure("Invalid command property: " + prop)
+			return rel.thrown(jvm.Exception{Class: "java.lang.IllegalArgumentException", Message: "Invalid command property: " + prop})
 		}
 		o.props.Set(k, v)
 	}
@@ -326,4 +345,30 @@ func (o *consumerOptions) readValues() error {
 		o.props.Set("client.id", "perf-consumer-client")
 	}
 	return nil
+}
+
+// joptExceptionClass is the jopt-simple exception behind a value's error.
+func joptExceptionClass(msg string) string {
+	switch {
+	case strings.HasPrefix(msg, "Found multiple arguments"):
+		return "joptsimple.MultipleArgumentsForOptionException"
+	case strings.HasPrefix(msg, "Cannot parse argument"):
+		return "joptsimple.OptionArgumentConversionException"
+	}
+	return "joptsimple.OptionException"
+}
+
+// thrown is how the release ends on the exception e: the Scala tool's JVM
+// prints it uncaught; the Java tool's catch-all prints its message, then
+// the stack trace, of which only the causes are reproduced.
+func (r *consumerRelease) thrown(e jvm.Exception, causes ...jvm.Exception) error {
+	if r.scala {
+		return jvm.Uncaught(e, nil, causes...)
+	}
+	var b strings.Builder
+	b.WriteString(e.Message + "\n")
+	for _, c := range causes {
+		b.WriteString("Caused by: " + c.String() + "\n")
+	}
+	return &cli.Exit{Code: 1, Stderr: b.String()}
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/IBM/sarama"
 
-	"github.com/perfclones/perfclones/internal/cli"
 	"github.com/perfclones/perfclones/internal/javafmt"
 )
 
@@ -24,25 +23,33 @@ type consumerPlan struct {
 	detailed          bool
 	dateFormat        *javafmt.DateFormat
 	printMetrics      bool
+	joinStartAtZero   bool // the rebalance clock starts at 0 (up to 2.7)
 	client            *clientSettings
 }
 
 // newConsumerPlan maps the client settings (their warnings go to warn).
 // A setting the Java consumer refuses ends the run as its construction
 // failure does: the message, then the exception and its cause, on stderr.
-func newConsumerPlan(o *consumerOptions, warn func(string)) (*consumerPlan, error) {
+func newConsumerPlan(o *consumerOptions, rel *consumerRelease, warn func(string)) (*consumerPlan, error) {
+	failed := func(err error) error {
+		ce, ok := err.(*configError)
+		if !ok {
+			return err
+		}
+		return rel.thrown(constructionFailed("consumer", ce))
+	}
 	settings, err := newClientSettings(consumerClient, o.props, log4jTime)
 	if err != nil {
-		return nil, consumerConstructionFailed(err)
+		return nil, failed(err)
 	}
 	for _, w := range settings.warnings {
 		warn(w)
 	}
 	if err := settings.applyConsumer(o); err != nil {
-		return nil, consumerConstructionFailed(err)
+		return nil, failed(err)
 	}
 	if err := resolvableBootstrap(settings.bootstrap, warn); err != nil {
-		return nil, consumerConstructionFailed(err)
+		return nil, failed(err)
 	}
 	p := &consumerPlan{
 		include:           o.include,
@@ -53,24 +60,13 @@ func newConsumerPlan(o *consumerOptions, warn func(string)) (*consumerPlan, erro
 		detailed:          o.detailed,
 		dateFormat:        o.dateFormat,
 		printMetrics:      o.printMetrics,
+		joinStartAtZero:   rel.joinStartAtZero,
 		client:            settings,
 	}
 	if o.topic != "" {
 		p.topics = []string{o.topic}
 	}
 	return p, nil
-}
-
-// consumerConstructionFailed is the Java consumer's catch-all on a failed
-// construction: the message line, then the exception and its cause. Only
-// the first and the cause lines are reproduced, not the stack frames.
-func consumerConstructionFailed(err error) error {
-	ce, ok := err.(*configError)
-	if !ok {
-		return err
-	}
-	e, cause := constructionFailed("consumer", ce)
-	return &cli.Exit{Code: 1, Stderr: e.Message + "\nCaused by: " + cause.String() + "\n"}
 }
 
 // applyConsumer maps the consumer settings onto sarama.

@@ -118,6 +118,9 @@ func (r *consumerRun) run(ctx context.Context) (timedOut bool, err error) {
 	defer cancel()
 	r.startMs = r.clock()
 	r.joinStartMs.Store(r.startMs)
+	if r.plan.joinStartAtZero {
+		r.joinStartMs.Store(0)
+	}
 	r.lastConsumedMs.Store(r.startMs)
 	r.lastReportMs = r.startMs
 	r.nextReportMs.Store(r.startMs + r.plan.reportingInterval)

@@ -100,7 +100,7 @@ func TestParseConsumerOptions(t *testing.T) {
 			o, err := parseConsumerOptions(strings.Fields(tt.args), "perf-consumer-12345", &kafka44.consumer, "4.4.0")
 			if err == nil {
 				// The values are read after the header, as the original does.
-				err = o.readValues()
+				err = o.readValues(&kafka44.consumer)
 			}
 			switch {
 			case tt.check != nil:

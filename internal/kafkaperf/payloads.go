@@ -46,6 +46,12 @@ func (p *randomPayloads) payload(int64) []byte {
 	return p.block[off : off+p.size : off+p.size]
 }
 
+// fixedPayload is --record-size up to 2.8: one value of random letters,
+// drawn once and sent with every record (KAFKA-12611).
+type fixedPayload []byte
+
+func (p fixedPayload) payload(int64) []byte { return p }
+
 // filePayloads picks one of the file's payloads at random for every record.
 type filePayloads struct {
 	values [][]byte

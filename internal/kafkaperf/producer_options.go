@@ -105,17 +105,51 @@ var producerArgs39 = []javaopts.Arg{
 		Help:    "The max age of each transaction. The commitTransaction will be called after this time has elapsed. Transactions are only enabled if this value is positive."},
 }
 
+const exactlyOnePayload27 = "Note that you must provide exactly one of --record-size or --payload-file."
+
+// producerArgs27 is the option table of Kafka 2.7's tool: 3.9's without
+// --payload-monotonic, and --throughput an Integer.
+var producerArgs27 = func() []javaopts.Arg {
+	var args []javaopts.Arg
+	for _, a := range producerArgs39 {
+		switch a.Flags[0] {
+		case "--payload-monotonic":
+			continue
+		case "--throughput":
+			a.Type = javaopts.TypeInteger
+		case "--record-size", "--payload-file":
+			a.Help = strings.Replace(a.Help, exactlyOnePayload39, exactlyOnePayload27, 1)
+		}
+		args = append(args, a)
+	}
+	return args
+}()
+
 // parser is the release's own argparse4j parser: its table, texts and
 // program name.
 func (r *producerRelease) parser() *javaopts.ArgParser {
 	return r.parserWith(r.args)
 }
 
-// allParser parses with every release's options (producerArgs44 is the
-// superset) under the release's name, for command lines that use an
-// option of another release.
+// allParser parses the release's options and every other release's
+// (those of producerArgs44, the newest, that the release lacks) under the
+// release's name, for command lines that use an option of another
+// release. The release's own options keep their types: 2.7's
+// --throughput still takes only integers.
 func (r *producerRelease) allParser() *javaopts.ArgParser {
-	return r.parserWith(producerArgs44)
+	own := map[string]bool{}
+	for _, a := range r.args {
+		for _, f := range a.Flags {
+			own[f] = true
+		}
+	}
+	args := append([]javaopts.Arg{}, r.args...)
+	for _, a := range producerArgs44 {
+		if !own[a.Flags[0]] {
+			args = append(args, a)
+		}
+	}
+	return r.parserWith(args)
 }
 
 func (r *producerRelease) parserWith(args []javaopts.Arg) *javaopts.ArgParser {
@@ -182,7 +216,11 @@ func parseProducerOptions(args []string, width int, rel *producerRelease) (*prod
 	o.recordSize, o.hasRecordSize = ns.Int("recordSize")
 	o.payloadFile, _ = ns.String("payloadFile")
 	o.payloadMonotonic = ns.Bool("payloadMonotonic")
-	o.throughput, _ = ns.Double("throughput")
+	if d, ok := ns.Double("throughput"); ok {
+		o.throughput = d
+	} else if n, ok := ns.Long("throughput"); ok {
+		o.throughput = float64(n) // an Integer before 3.9
+	}
 	o.printMetrics = ns.Bool("printMetrics")
 	o.warmupRecords, _ = ns.Long("warmupRecords")
 	o.warmupRecords = max(o.warmupRecords, 0)
@@ -293,8 +331,8 @@ func (o *producerOptions) readProps(rel *producerRelease) error {
 	if in.hasBootstrap {
 		o.props.Set("bootstrap.servers", in.bootstrap)
 	}
-	if _, ok := o.props.Get("client.id"); !ok {
-		o.props.Set("client.id", "perf-producer-client")
+	if _, ok := o.props.Get("client.id"); !ok && rel.clientID != "" {
+		o.props.Set("client.id", rel.clientID)
 	}
 	o.transactional, o.transactionMs = rel.transactions.decide(o.props, in.txnID, in.hasTxnID, in.txnMs, in.hasTxnMs)
 	return nil

@@ -80,7 +80,7 @@ func newProducerPlan(o *producerOptions, rel *producerRelease, out, warn func(st
 	for _, w := range settings.warnings {
 		warn(w)
 	}
-	if err := settings.applyProducer(p, largest, rel.lingerMsDefault); err != nil {
+	if err := settings.applyProducer(p, largest, rel); err != nil {
 		return nil, uncaughtConfig(err)
 	}
 	if err := resolvableBootstrap(settings.bootstrap, warn); err != nil {
@@ -115,6 +115,9 @@ func newProducerPlan(o *producerOptions, rel *producerRelease, out, warn func(st
 	}
 	if p.payloads == nil {
 		p.payloads = newRandomPayloads(largest, uint64(o.randomSeed))
+		if rel.onePayload {
+			p.payloads = fixedPayload(p.payloads.payload(0))
+		}
 	}
 	return p, nil
 }
@@ -139,15 +142,19 @@ const recordOverhead = 64
 // release's client, retries unbounded within delivery.timeout.ms=120000,
 // max.block.ms=60000. largestRecord is the biggest value the run will
 // send, which sarama needs to know for batch.size.
-func (s *clientSettings) applyProducer(pc *producerPlan, largestRecord int, lingerMsDefault int64) error {
+func (s *clientSettings) applyProducer(pc *producerPlan, largestRecord int, rel *producerRelease) error {
 	c := s.cfg
 	c.Producer.Return.Successes = true
 	c.Producer.Return.Errors = true
 	if _, ok := s.get("client.id"); !ok {
-		c.ClientID = "perf-producer-client"
+		// Before 3.1 the tool sets none and the Java client names itself.
+		c.ClientID = "producer-1"
 	}
 
-	acks, _ := s.get("acks")
+	acks, ok := s.get("acks")
+	if !ok {
+		acks = rel.client.acks
+	}
 	switch strings.TrimSpace(acks) {
 	case "", "all", "-1":
 		c.Producer.RequiredAcks = sarama.WaitForAll
@@ -170,7 +177,7 @@ func (s *clientSettings) applyProducer(pc *producerPlan, largestRecord int, ling
 	// record of this run, whichever is larger (Java too lets a large record
 	// make a batch of its own). The record limit proper, max.request.size,
 	// is checked before each send.
-	linger, err := s.durationMs("linger.ms", lingerMsDefault)
+	linger, err := s.durationMs("linger.ms", rel.client.lingerMs)
 	if err != nil {
 		return err
 	}
@@ -244,11 +251,12 @@ func (s *clientSettings) applyProducer(pc *producerPlan, largestRecord int, ling
 	// input channel in messages, so size it for typical small records.
 	c.ChannelBufferSize = int(min(max(bufferMemory/1024, 256), 65536))
 
-	// Idempotence is on by default when acks=all (Java 3.0+); an explicit
-	// acks other than all turns the default off, an explicit true with acks
-	// other than all is an error, as in the Java client.
+	// Idempotence is on by default when acks=all (Java 3.0+; off by default
+	// before); an explicit acks other than all turns the default off, an
+	// explicit true with acks other than all is an error, as in the Java
+	// client.
 	idem, explicit := s.get("enable.idempotence")
-	idempotent := c.Producer.RequiredAcks == sarama.WaitForAll
+	idempotent := rel.client.idempotence && c.Producer.RequiredAcks == sarama.WaitForAll
 	if explicit {
 		idempotent = strings.EqualFold(strings.TrimSpace(idem), "true")
 		if idempotent && c.Producer.RequiredAcks != sarama.WaitForAll {

@@ -326,7 +326,7 @@ func TestProducerSettings(t *testing.T) {
 			s, err := newClientSettings(producerClient, p, func() string { return "T" })
 			pc := &producerPlan{}
 			if err == nil {
-				err = s.applyProducer(pc, 1024, 5)
+				err = s.applyProducer(pc, 1024, &kafka44.producer)
 			}
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {

@@ -23,11 +23,23 @@ var Releases = cli.Releases[kafkaRelease]{
 	Default: "3.9",
 	List: []cli.Release[kafkaRelease]{
 		{
+			Name: "2.7", Version: "2.7.2",
+			// 2.4-2.6 print the same lines for the seeds' command lines
+			// (their consumer's rebalance clock starts at 0 too, since the
+			// 2.4 client); their help and parse errors differ in ways this
+			// row does not emulate.
+			Also: []string{"2.4", "2.5", "2.6", "2.7.0", "2.7.1"},
+			Diff: kafka27,
+		},
+		{
 			Name: "3.9", Version: "3.9.2",
-			// Their seed-line stdout is 3.9's; their help and some parse
-			// errors differ (no --payload-monotonic before 3.9, Scala
-			// consumer help before 3.5), which this row does not emulate.
-			Also: []string{"2.2", "2.3", "2.4", "2.5", "2.6", "2.7", "2.8", "3.0", "3.1", "3.2", "3.3", "3.4", "3.5", "3.6", "3.7", "3.8", "3.9.0", "3.9.1"},
+			// These print 3.9's lines for the seeds' command lines (2.2 and
+			// 2.3 call onPartitionsRevoked before the first assignment, 2.8
+			// fixed the rebalance clock); their help, some parse errors and
+			// client defaults differ (no --payload-monotonic before 3.9, the
+			// Scala consumer before 3.5, acks=1 before 3.0), which this row
+			// does not emulate.
+			Also: []string{"2.2", "2.3", "2.8", "3.0", "3.1", "3.2", "3.3", "3.4", "3.5", "3.6", "3.7", "3.8", "3.9.0", "3.9.1"},
 			Diff: kafka39,
 		},
 		{Name: "4.4", Version: "4.4.0", Diff: kafka44},
@@ -75,9 +87,23 @@ type producerRelease struct {
 	// noPayloads is the message of the IllegalArgumentException when the
 	// file holds no payload.
 	noPayloads string
-	// lingerMsDefault is the Java client's linger.ms default (0 up to
-	// 3.9, 5 from 4.0, KIP-1030).
-	lingerMsDefault int64
+	// clientID is the client.id the tool sets when none is given
+	// ("perf-producer-client" from 3.1; before, none: the Java client
+	// names itself producer-1).
+	clientID string
+	// onePayload: up to 2.8, --record-size sends one value drawn once
+	// with every record; from 3.0 each record gets fresh random letters.
+	onePayload bool
+	// client are the Java client's defaults of the release.
+	client producerClientDefaults
+}
+
+// producerClientDefaults are the Java producer's defaults that changed
+// under the tool.
+type producerClientDefaults struct {
+	acks        string // "1" up to 2.8, "all" from 3.0 (KIP-679)
+	idempotence bool   // enable.idempotence: false up to 2.8, true from 3.0
+	lingerMs    int64  // 0 up to 3.9, 5 from 4.0 (KIP-1030)
 }
 
 // transactionRules say when a run is transactional and with which id.
@@ -94,6 +120,21 @@ type transactionRules struct {
 
 // consumerRelease is how one release's kafka-consumer-perf-test differs.
 type consumerRelease struct {
+	// description is the line above the help table ("... full zookeeper
+	// consumer" in the Scala tool, up to 3.4).
+	description string
+	// version is what --version prints; "" means the release's Version
+	// (the Java tool, 3.5+); the Scala tool adds its commit.
+	version string
+	// scala: the Scala tool (up to 3.4) reads every option value before it
+	// prints the header, and a failure is the JVM's uncaught exception;
+	// the Java tool (3.5+) prints the header first, and its catch-all
+	// prints the exception's message (then the stack trace).
+	scala bool
+	// joinStartAtZero: up to 2.7 the rebalance clock starts at 0, so with
+	// a 2.4+ client the first assignment adds the whole epoch time to
+	// rebalance.time.ms and fetch.time.ms goes negative (KAFKA-10701).
+	joinStartAtZero bool
 	// options is the release's option table, with the other releases'
 	// options hidden (parsed, not in the help).
 	options func(group string) []javaopts.JoptOption
@@ -127,13 +168,42 @@ var kafka39 = kafkaRelease{
 		payloadCountLine: "Number of messages read: %d",
 		payloadTokens:    javaStringSplit,
 		noPayloads:       "no payload File Path or record Size or payload-monotonic option provided",
-		lingerMsDefault:  0,
+		clientID:         "perf-producer-client",
+		client:           producerClientDefaults{acks: "all", idempotence: true, lingerMs: 0},
 	},
 	consumer: consumerRelease{
+		description:    consumerDescription,
 		options:        consumerOptions39,
 		checks:         consumerChecks39,
 		threadsWarning: "WARNING: option [threads] and [num-fetch-threads] have been deprecated and will be ignored by the test",
 		timeoutWarning: "WARNING: Exiting before consuming the expected number of messages: timeout (%d ms) exceeded. You can use the --timeout option to increase the timeout.",
+	},
+}
+
+var kafka27 = kafkaRelease{
+	producer: producerRelease{
+		prog:             "producer-performance",
+		description:      "This tool is used to verify the producer performance.",
+		args:             producerArgs27,
+		payloadGroup:     "either --record-size or --payload-file must be specified but not both.",
+		noClientConfig:   "Either --producer-props or --producer.config must be specified.",
+		transactions:     kafka39.producer.transactions,
+		payloadCountLine: "Number of messages read: %d",
+		payloadTokens:    javaStringSplit,
+		// Random.nextInt(0) on the first record.
+		noPayloads: "bound must be positive",
+		onePayload: true,
+		client:     producerClientDefaults{acks: "1", idempotence: false, lingerMs: 0},
+	},
+	consumer: consumerRelease{
+		description:     "This tool helps in performance test for the full zookeeper consumer",
+		version:         "2.7.2 (Commit:37a1cc36bf4d76f3)",
+		scala:           true,
+		joinStartAtZero: true,
+		options:         consumerOptions27,
+		checks:          consumerChecks39,
+		threadsWarning:  kafka39.consumer.threadsWarning,
+		timeoutWarning:  kafka39.consumer.timeoutWarning,
 	},
 }
 
@@ -153,9 +223,11 @@ var kafka44 = kafkaRelease{
 		payloadCountLine:   "Number of records read: %d",
 		payloadTokens:      javaScanner,
 		noPayloads:         "No payload file, record size or payload-monotonic option provided.",
-		lingerMsDefault:    5,
+		clientID:           "perf-producer-client",
+		client:             producerClientDefaults{acks: "all", idempotence: true, lingerMs: 5},
 	},
 	consumer: consumerRelease{
+		description:        consumerDescription,
 		options:            consumerOptions44,
 		checks:             consumerChecks44,
 		deprecationNotices: true,

@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/IBM/sarama"
 
 	"github.com/perfclones/perfclones/internal/cli"
 )
@@ -30,10 +33,11 @@ func golden(t *testing.T, name string) string {
 
 // The help texts in testdata were recorded from the real tools
 // (scripts/kafka-tool producer39|producer --help with COLUMNS set;
-// consumer39|consumer --help, the random group id masked).
+// consumer39|consumer --help, the random group id masked; 2.7's from the
+// kafka-tools and kafka_2.13 2.7.2 jars, run the same way).
 func TestProducerHelpPerRelease(t *testing.T) {
 	t.Parallel()
-	for _, rel := range []string{"3.9", "4.4"} {
+	for _, rel := range []string{"2.7", "3.9", "4.4"} {
 		for _, cols := range []string{"80", "120", "200"} {
 			t.Run(rel+"/"+cols, func(t *testing.T) {
 				t.Parallel()
@@ -54,7 +58,7 @@ func TestProducerHelpPerRelease(t *testing.T) {
 
 func TestConsumerHelpPerRelease(t *testing.T) {
 	t.Parallel()
-	for _, name := range []string{"3.9", "4.4"} {
+	for _, name := range []string{"2.7", "3.9", "4.4"} {
 		rel := Releases.Must(name)
 		_, err := parseConsumerOptions([]string{"--help"}, "perf-consumer-NNNNN", &rel.Diff.consumer, rel.Version)
 		exit, ok := err.(*cli.Exit)
@@ -109,10 +113,24 @@ func TestReleaseDifferences(t *testing.T) {
 			code: 1, stdout: consumerHeader + "\n", lastErr: "Cannot parse argument 'abc' of option messages"},
 		{name: "consumer bad number after notice and header", rel: "4.4", main: ConsumerMain, args: "--bootstrap-server b:1 --topic t --messages abc",
 			code: 1, stdout: "Warning: --messages is deprecated. Use --num-records instead.\n" + consumerHeader + "\n", lastErr: "Cannot parse argument 'abc' of option messages"},
+		// 2.7.2: no --payload-monotonic, an Integer --throughput, the Scala
+		// consumer (values read before the header, uncaught exceptions,
+		// the version with its commit).
+		{name: "producer payload group", rel: "2.7", main: ProducerMain, args: "--topic t --num-records 10 --throughput -1 " + props,
+			code: 1, lastErr: "file is required"},
+		{name: "producer fractional throughput", rel: "2.7", main: ProducerMain, args: "--topic t --num-records 10 --record-size 1 --throughput 0.5 " + props,
+			code: 1, lastErr: `'0.5' to Integer (For input string: "0.5")`},
+		{name: "consumer version", rel: "2.7", main: ConsumerMain, args: "--version", stdout: "2.7.2 (Commit:37a1cc36bf4d76f3)\n"},
+		{name: "consumer bad number before header", rel: "2.7", main: ConsumerMain, args: "--bootstrap-server b:1 --topic t --messages abc",
+			code: 1, lastErr: `Exception in thread "main" joptsimple.OptionArgumentConversionException: Cannot parse argument 'abc' of option messages`},
+		{name: "consumer repeated option", rel: "2.7", main: ConsumerMain, args: "--bootstrap-server b:1 --topic t --topic u --messages 1",
+			code: 1, lastErr: `Exception in thread "main" joptsimple.MultipleArgumentsForOptionException: Found multiple arguments for option topic, but you asked for only one`},
+		{name: "consumer interval", rel: "2.7", main: ConsumerMain, args: "--bootstrap-server b:1 --topic t --messages 1 --reporting-interval 0",
+			code: 1, lastErr: `Exception in thread "main" java.lang.IllegalArgumentException: Reporting interval must be greater than 0.`},
 		{name: "unknown release", rel: "2.1", main: ProducerMain, args: "--help", code: 2,
-			lastErr: "perfclones: PERFCLONES_KAFKA_VERSION=2.1 is not a release this tool emulates (known: 3.9, 4.4)"},
+			lastErr: "perfclones: PERFCLONES_KAFKA_VERSION=2.1 is not a release this tool emulates (known: 2.7, 3.9, 4.4)"},
 		{name: "unknown release", rel: "5.0", main: ConsumerMain, args: "--version", code: 2,
-			lastErr: "perfclones: PERFCLONES_KAFKA_VERSION=5.0 is not a release this tool emulates (known: 3.9, 4.4)"},
+			lastErr: "perfclones: PERFCLONES_KAFKA_VERSION=5.0 is not a release this tool emulates (known: 2.7, 3.9, 4.4)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+" "+tt.rel, func(t *testing.T) {
@@ -162,6 +180,44 @@ func TestPayloadFilePerRelease(t *testing.T) {
 		out, errOut, code := runMain(t, ProducerMain, map[string]string{"PERFCLONES_KAFKA_VERSION": tt.rel}, args...)
 		if code != 1 || out != tt.stdout || errOut != tt.stderr {
 			t.Errorf("%s: code %d\nstdout %q\nwant   %q\nstderr %q\nwant   %q", tt.rel, code, out, tt.stdout, errOut, tt.stderr)
+		}
+	}
+}
+
+// The client defaults that changed under the tool: 2.7's producer is
+// acks=1 without idempotence and names itself producer-1; 3.9's is
+// idempotent with acks=all and linger.ms=0; 4.4's lingers 5 ms.
+func TestProducerClientDefaultsPerRelease(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		rel        string
+		acks       sarama.RequiredAcks
+		idempotent bool
+		linger     time.Duration
+		clientID   string
+	}{
+		{"2.7", sarama.WaitForLocal, false, 0, "producer-1"},
+		{"3.9", sarama.WaitForAll, true, 0, "perf-producer-client"},
+		{"4.4", sarama.WaitForAll, true, 5 * time.Millisecond, "perf-producer-client"},
+	} {
+		rel := &Releases.Must(tt.rel).Diff.producer
+		o, err := parseProducerOptions(strings.Fields("--topic t --num-records 10 --record-size 10 --throughput -1 --producer-props bootstrap.servers=127.0.0.1:1"), 80, rel)
+		if err == nil {
+			err = o.readProps(rel)
+		}
+		if err != nil {
+			t.Fatal(fatalText(err))
+		}
+		s, err := newClientSettings(producerClient, o.props, func() string { return "T" })
+		if err == nil {
+			err = s.applyProducer(&producerPlan{}, 10, rel)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := s.cfg
+		if c.Producer.RequiredAcks != tt.acks || c.Producer.Idempotent != tt.idempotent || c.Producer.Flush.Frequency != tt.linger || c.ClientID != tt.clientID {
+			t.Errorf("%s: acks %v idempotent %v linger %v client.id %q", tt.rel, c.Producer.RequiredAcks, c.Producer.Idempotent, c.Producer.Flush.Frequency, c.ClientID)
 		}
 	}
 }
