@@ -89,12 +89,6 @@ func mainRun(ctx context.Context, d *diff, args []string, sys cli.IO, run *resul
 	}
 	p := buildPlan(d, o, id)
 	out := lineout.New(sys.Stdout)
-	errw := lineout.New(sys.Stderr)
-	r := &runner{
-		p: p, c: newCounters(), reasons: &stopReasons{}, clock: monotonic{base: time.Now()}, wall: clock.NewWall(),
-		stderr: errw.Line, done: make(chan struct{}), started: make(chan struct{}),
-		tlsConf: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // PerfTest trusts every certificate unless -udsc
-	}
 	for _, u := range p.uris {
 		if len(u) > 8 && (u[:8] == "amqps://" || u[:8] == "AMQPS://") {
 			out.Line(logTime() + " [main] WARN  c.r.c.TrustEverythingTrustManager - SECURITY ALERT: this trust manager trusts every certificate, effectively disabling peer verification. This is convenient for local development but offers no protection against man-in-the-middle attacks. Please see https://www.rabbitmq.com/ssl.html to learn more about peer certificate verification.")
@@ -111,62 +105,15 @@ func mainRun(ctx context.Context, d *diff, args []string, sys cli.IO, run *resul
 		defer f.Close()
 		csv = lineout.New(f)
 	}
-	rep := &reporter{p: p, c: r.c, out: out, csv: csv, statsStart: time.Now()}
-	if csv != nil && !d.metricsRefactor {
-		csv.Line(csvHeader(p.sh))
-	}
-	agentCtx, stopAgents := context.WithCancel(context.Background())
-	defer stopAgents()
-	setupErr := make(chan error, 1)
-	var agents []func(context.Context)
-	go func() {
-		a, err := r.setUp(ctx, out.Line)
-		agents = a
-		setupErr <- err
-	}()
-	select {
-	case err = <-setupErr:
-	case <-ctx.Done():
-		r.closeAll()
-		return interruptedEnding(ctx, d, rep, r, out)
+	ex, err := execute(ctx, p, out, lineout.New(sys.Stderr).Line, csv, nil)
+	if ex == nil {
+		return interruptedEnding(ctx, d, out)
 	}
 	if err != nil {
-		r.closeAll()
 		e, causes := javaException(err)
-		exit := mainThreadException(d, e, true, logTime, causes...)
-		return cli.Finish(sys, exit)
+		return cli.Finish(sys, mainThreadException(d, e, true, logTime, causes...))
 	}
-	// Agents start; 2.19+ measure from here.
-	rep.begin(d.metricsRefactor)
-	var wg sync.WaitGroup
-	for _, a := range agents {
-		wg.Add(1)
-		go func(a func(context.Context)) { defer wg.Done(); a(agentCtx) }(a)
-	}
-	printerDone := make(chan struct{})
-	printerStop := make(chan struct{})
-	go func() { defer close(printerDone); rep.loop(printerStop) }()
-	var limit <-chan time.Time
-	if p.timeLimit > 0 {
-		t := time.NewTimer(p.timeLimit)
-		defer t.Stop()
-		limit = t.C
-	}
-	interrupted := false
-	select {
-	case <-limit:
-		r.reasons.add("Reached time limit")
-	case <-r.done:
-	case <-ctx.Done():
-		interrupted = true
-	}
-	close(printerStop)
-	<-printerDone
-	stopAgents()
-	end := time.Now()
-	r.closeAll()
-	waitTimeout(&wg, 5*time.Second)
-	rep.flushRecorders()
+	rep, r, end, interrupted := ex.rep, ex.r, ex.end, ex.interrupted
 	run.Tests = rep.tests(end)
 	if interrupted && !d.metricsRefactor {
 		// 2.18 prints nothing more on a signal.
@@ -184,12 +131,93 @@ func mainRun(ctx context.Context, d *diff, args []string, sys cli.IO, run *resul
 	return 0
 }
 
-func interruptedEnding(ctx context.Context, d *diff, rep *reporter, r *runner, out *lineout.Writer) int {
+func interruptedEnding(ctx context.Context, d *diff, out *lineout.Writer) int {
 	code, _ := cli.Interrupted(ctx)
 	if d.metricsRefactor {
-		out.Line(stopLine(r.reasons.snapshot()))
+		out.Line("test stopped")
 	}
 	return code
+}
+
+// execution is how one run of a plan went.
+type execution struct {
+	rep         *reporter
+	r           *runner
+	end         time.Time
+	interrupted bool
+}
+
+// execute runs a plan: connections and topology, the agents, the printer
+// on the release's schedule (lines to out unless the plan is quiet; every
+// report also to onReport), until the time limit, the agents' limits or
+// ctx's end. A nil execution means ctx ended during setup; an error, that
+// setup failed.
+func execute(ctx context.Context, p *plan, out *lineout.Writer, stderr func(string), csv *lineout.Writer, onReport func(report)) (*execution, error) {
+	d := p.rel
+	r := &runner{
+		p: p, c: newCounters(), reasons: &stopReasons{}, clock: monotonic{base: time.Now()}, wall: clock.NewWall(),
+		stderr: stderr, done: make(chan struct{}), started: make(chan struct{}),
+		tlsConf: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // PerfTest trusts every certificate unless -udsc
+	}
+	rep := &reporter{p: p, c: r.c, out: out, csv: csv, statsStart: time.Now(), onReport: onReport}
+	if csv != nil && !d.metricsRefactor {
+		csv.Line(csvHeader(p.sh))
+	}
+	agentCtx, stopAgents := context.WithCancel(context.Background())
+	defer stopAgents()
+	setupErr := make(chan error, 1)
+	var agents []func(context.Context)
+	startLine := out.Line
+	if p.quiet {
+		startLine = func(string) {}
+	}
+	go func() {
+		a, err := r.setUp(ctx, startLine)
+		agents = a
+		setupErr <- err
+	}()
+	var err error
+	select {
+	case err = <-setupErr:
+	case <-ctx.Done():
+		r.closeAll()
+		return nil, nil
+	}
+	if err != nil {
+		r.closeAll()
+		return &execution{rep: rep, r: r}, err
+	}
+	// Agents start; 2.19+ measure from here.
+	rep.begin(d.metricsRefactor)
+	var wg sync.WaitGroup
+	for _, a := range agents {
+		wg.Add(1)
+		go func(a func(context.Context)) { defer wg.Done(); a(agentCtx) }(a)
+	}
+	printerDone := make(chan struct{})
+	printerStop := make(chan struct{})
+	go func() { defer close(printerDone); rep.loop(printerStop) }()
+	var limit <-chan time.Time
+	if p.timeLimit > 0 {
+		t := time.NewTimer(p.timeLimit)
+		defer t.Stop()
+		limit = t.C
+	}
+	ex := &execution{rep: rep, r: r}
+	select {
+	case <-limit:
+		r.reasons.add("Reached time limit")
+	case <-r.done:
+	case <-ctx.Done():
+		ex.interrupted = true
+	}
+	close(printerStop)
+	<-printerDone
+	stopAgents()
+	ex.end = time.Now()
+	r.closeAll()
+	waitTimeout(&wg, 5*time.Second)
+	return ex, nil
 }
 
 func waitTimeout(wg *sync.WaitGroup, d time.Duration) {
@@ -218,6 +246,18 @@ type reporter struct {
 	intervals               []result.Interval
 	recvIntervals           []result.Interval
 	lastBytes               [2]int64
+	onReport                func(report)
+}
+
+// report is one interval as PerfTestMulti's samples see it: counts and
+// the interval's latency (µs) when it had samples.
+type report struct {
+	elapsedMs      int64 // the interval's length
+	sent, received int64
+	latencyCount   int64
+	latencyMin     int64
+	latencyMax     int64
+	latencyMean    float64
 }
 
 func (rep *reporter) begin(reset bool) {
@@ -300,8 +340,18 @@ func (rep *reporter) report(now time.Time) {
 	rep.recvIntervals = append(rep.recvIntervals, result.Interval{EndSeconds: now.Sub(rep.agentsStart).Seconds(), DurationSeconds: dur,
 		Operations: cur[4] - rep.last[4], Bytes: recvBytes - rep.lastBytes[1]})
 	rep.lastBytes = [2]int64{pubBytes, recvBytes}
+	if rep.onReport != nil {
+		rr := report{elapsedMs: elapsedMs, sent: cur[0] - rep.last[0], received: cur[4] - rep.last[4], latencyCount: cons.TotalCount()}
+		if rr.latencyCount > 0 {
+			rr.latencyMin, rr.latencyMax, rr.latencyMean = cons.Min(), cons.Max(), cons.Mean()
+		}
+		rep.onReport(rr)
+	}
 	rep.last = cur
 	rep.lastTick = now
+	if rep.p.quiet {
+		return
+	}
 	if rep.p.compact {
 		if !rep.firstReport {
 			rep.out.Line(d.compactHeader(rep.p.sh))
@@ -335,8 +385,6 @@ func (rep *reporter) stats(s *latency.Snapshot) latencyStats {
 	}
 	return l
 }
-
-func (rep *reporter) flushRecorders() {}
 
 func (rep *reporter) summaryLines(end time.Time) []string {
 	elapsed := end.Sub(rep.totalsFrom)

@@ -50,6 +50,8 @@ type plan struct {
 	compact     bool
 	csvPath     string
 	countLimits int // channels that end the run when they reach their limit
+	// quiet runs print nothing (PerfTestMulti's scenarios).
+	quiet bool
 }
 
 type queueSettings struct {
