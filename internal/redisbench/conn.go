@@ -232,6 +232,9 @@ func opensslName(iana string) string {
 type setupConn struct {
 	conn net.Conn
 	rd   *replyReader
+	// unwatch stops closing conn when the run's ctx ends, which is how a
+	// signal ends a set-up command waiting on a silent server.
+	unwatch func() bool
 }
 
 // openSetupConn connects and authenticates with auth (the AUTH command, nil
@@ -241,7 +244,7 @@ func openSetupConn(ctx context.Context, d *dialer, ep endpoint, auth []string) (
 	if err != nil {
 		return nil, err
 	}
-	s := &setupConn{conn: c, rd: newReplyReader(c)}
+	s := &setupConn{conn: c, rd: newReplyReader(c), unwatch: context.AfterFunc(ctx, func() { c.Close() })}
 	if auth != nil {
 		v, err := s.do(auth...)
 		if err != nil {
@@ -264,7 +267,10 @@ func (s *setupConn) do(args ...string) (any, error) {
 	return s.rd.value()
 }
 
-func (s *setupConn) close() { s.conn.Close() }
+func (s *setupConn) close() {
+	s.unwatch()
+	s.conn.Close()
+}
 
 // serverConfig is what the report prints of a server's persistence settings.
 type serverConfig struct {

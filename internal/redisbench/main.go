@@ -258,6 +258,9 @@ func (inv *invocation) discover(s *session) error {
 				n.config, _ = fetchConfig(conn, n.ep)
 				conn.close()
 			}
+			if err := inv.ctx.Err(); err != nil {
+				return err // the reply was cut short by the signal
+			}
 			if n.config == nil {
 				s.warn(noNodeConfigWarning(n.ep))
 			}
@@ -273,6 +276,9 @@ func (inv *invocation) discover(s *session) error {
 	}
 	defer conn.close()
 	cfg, err := fetchConfig(conn, p.target)
+	if ctxErr := inv.ctx.Err(); ctxErr != nil {
+		return ctxErr // the reply was cut short by the signal
+	}
 	if err != nil {
 		return err
 	}

@@ -358,3 +358,36 @@ func TestMainFailed(t *testing.T) {
 		})
 	}
 }
+
+// TestMainInterruptedWhileDiscovering stops a run whose server accepts
+// connections but never answers: the signal ends the wait for CONFIG GET
+// (or CLUSTER NODES) at once, not after its timeout.
+func TestMainInterruptedWhileDiscovering(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	for _, extra := range []string{"-q -t set", "--cluster -q -t set", "-I"} {
+		t.Run(extra, func(t *testing.T) {
+			r := runMainWith(t, append([]string{"-p", port, "-n", "10"}, strings.Fields(extra)...), nil, "", 300*time.Millisecond)
+			if r.rc != 130 || r.elapsed > 2*time.Second || r.stderr != "" {
+				t.Errorf("rc %d after %v, stderr %q; want 130 within 2 s and no message", r.rc, r.elapsed, r.stderr)
+			}
+			if r.result == nil || r.result.Ending != "interrupted" || len(r.result.Tests) != 0 {
+				t.Errorf("result %+v", r.result)
+			}
+		})
+	}
+}

@@ -290,20 +290,6 @@ func (e *suiteEntry) spec(tag, data string, randomKeys bool) benchmarkSpec {
 	return s
 }
 
-// selectedSuite returns the default tests that o selects, in suite order,
-// with their commands built for the given payload.
-func selectedSuite(o *Options, data string) []benchmarkSpec {
-	tag := ""
-	if o.Cluster {
-		tag = ":" + tagPlaceholder
-	}
-	var specs []benchmarkSpec
-	for _, e := range selectedEntries(o) {
-		specs = append(specs, e.spec(tag, data, o.RandomKeys))
-	}
-	return specs
-}
-
 // customSpec is the benchmark for a command given on the command line; its
 // title is the arguments joined by spaces (without the -x stdin argument).
 func customSpec(args []string, stdinArg []byte, hasStdin bool) benchmarkSpec {

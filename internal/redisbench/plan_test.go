@@ -7,6 +7,19 @@ import (
 	"testing"
 )
 
+// selectedSuite is the first pass of the tests that o selects, for the payload data.
+func selectedSuite(o *Options, data string) []benchmarkSpec {
+	tag := ""
+	if o.Cluster {
+		tag = ":" + tagPlaceholder
+	}
+	var specs []benchmarkSpec
+	for _, e := range selectedEntries(o) {
+		specs = append(specs, e.spec(tag, data, o.RandomKeys))
+	}
+	return specs
+}
+
 func TestDefaultSuiteCommands(t *testing.T) {
 	o := defaultOptions()
 	specs := selectedSuite(&o, "VXK")

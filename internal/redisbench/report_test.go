@@ -203,7 +203,7 @@ func TestProgressIntervals(t *testing.T) {
 			replies: 40, wantOps: []int64{10, 15, 15}, wantLine: "avg_msec=0.020 (overall: 0.052)\r"},
 		{name: "csv prints nothing but counts", csv: true, ticks: []progressSnapshot{{finished: 7}}, replies: 9, wantOps: []int64{7, 2}},
 		{name: "no tick", replies: 5, wantOps: []int64{5}},
-		{name: "an interrupted test counted more after its last tick", ticks: []progressSnapshot{{finished: 3, tickSum: 30, tickCount: 3}},
+		{name: "nothing after the last tick", ticks: []progressSnapshot{{finished: 3, tickSum: 30, tickCount: 3}},
 			replies: 3, wantOps: []int64{3, 0}, wantLine: "avg_msec=0.010 (overall: 0.010)\r"},
 	}
 	for _, tt := range tests {
