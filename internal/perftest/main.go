@@ -46,7 +46,9 @@ func Main(ctx context.Context, args []string, sys cli.IO) int {
 		switch args[0] {
 		case classPrefix + "PerfTest":
 			args = args[1:]
-		case classPrefix + "PerfTestMulti", classPrefix + "WebServer":
+		case classPrefix + "PerfTestMulti":
+			return MultiMain(ctx, args[1:], sys)
+		case classPrefix + "WebServer":
 			fmt.Fprintf(sys.Stderr, "perfclones: %s is not implemented yet\n", args[0])
 			return 1
 		default:
