@@ -488,3 +488,49 @@ func TestCompatRocketMQErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestCompatRocketMQBrokerStoppedMidRun stops the fault group's broker four
+// seconds into a -q run: the failures are counted, the run still ends with
+// its summary (Send Total = -q, Send Failed = the result file's count) and
+// exit 0, and it does not hang. The fault group is this test's alone.
+func TestCompatRocketMQBrokerStoppedMidRun(t *testing.T) {
+	r := newRMQ(t)
+	node := func(args ...string) {
+		out, err := exec.Command(r.env.NodeScript, args...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s %v: %v\n%s", r.env.NodeScript, args, err, out)
+		}
+	}
+	node("start", "fault")
+	t.Cleanup(func() { _ = exec.Command(r.env.NodeScript, "stop", "fault").Run() })
+	for _, release := range []string{"5.3", "4.9"} {
+		t.Run(release, func(t *testing.T) {
+			node("start", "fault") // a no-op but for the second release: the broker starts again
+			stopped := make(chan struct{})
+			go func() {
+				defer close(stopped)
+				time.Sleep(4 * time.Second)
+				_ = exec.Command(r.env.NodeScript, "stop-broker", "fault").Run()
+			}()
+			const q = 40000
+			run := r.run(t, release, 0, 3*time.Minute, "producer", "-n", r.env.FaultNamesrv, "-t", r.env.Topic, "-s", "1024", "-w", "8", "-q", strconv.Itoa(q))
+			<-stopped
+			if run.rc != 0 {
+				t.Fatalf("exit %d; stderr:\n%s", run.rc, run.stderr)
+			}
+			header := producerHeader5(r.env.Topic, 8, 1024, q, 10000)
+			if release == "4.9" {
+				header = producerHeader49(r.env.Topic, 8, 1024, q)
+			}
+			total, failed, _ := checkProducerOutput(t, release, run.stdout, header, true)
+			if total != q || failed == 0 {
+				t.Errorf("Send Total %d (want %d), Send Failed %d (want > 0)", total, q, failed)
+			}
+			if run.result == nil || run.result.Tests[0].Counts.Errors["send_failed"] != failed ||
+				run.result.Tests[0].Counts.Operations != total-failed {
+				t.Errorf("result file counts %+v, the summary %d sent, %d failed", run.result.Tests[0].Counts, total, failed)
+			}
+			t.Logf("%s: ended %s after the start, %d of %d failed", release, run.elapsed.Round(time.Millisecond), failed, total)
+		})
+	}
+}

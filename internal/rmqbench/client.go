@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	rmqerrors "github.com/apache/rocketmq-client-go/v2/errors"
@@ -56,6 +57,12 @@ const (
 	// responseFailed: MQBrokerException (the broker answered an error
 	// code): Response Failed, then 3 s of sleep.
 	responseFailed
+	// sendRefused: the broker refused the connection (it is gone). The
+	// original counts a RemotingException and sleeps 3 s, and its route
+	// still names the dead broker, so a -q run would take hours to use up
+	// its quota: ours counts Send Failed without the pause when the
+	// sender has a quota, so the run ends with its summary.
+	sendRefused
 )
 
 // failurePause is the original senders' sleep after most failures.
@@ -72,6 +79,8 @@ func classify(err error) sendOutcome {
 	}
 	msg := err.Error()
 	switch {
+	case errors.Is(err, syscall.ECONNREFUSED), strings.Contains(msg, "connection refused"):
+		return sendRefused
 	case strings.HasPrefix(msg, "CODE: "):
 		return responseFailed
 	case strings.Contains(msg, "route info not found"),

@@ -93,8 +93,19 @@ func produce(ctx context.Context, d *diff, p *parsed, getenv func(string) string
 		errOut.Line(fmt.Sprintf("%s: no name server answers at %s (%v); the senders stopped", ToolName, joinAddrs(pl.namesrv), *perr))
 	}
 	if ctx.Err() == nil {
+		// The original computes the summary over its last whole-second
+		// snapshot, up to a second stale, so its Send Failed can lag the
+		// Send Total printed beside it. Ours ends the window at the end
+		// of the run, so the two agree; the summary's form still depends
+		// on the snapshots the original would have had.
+		long := len(w.last) > 1
+		w.add(run.c.snapshot(end))
+		window := w.last
+		if !long {
+			window = window[:1]
+		}
 		total := run.c.sendOK.Load() + run.c.sendFailed.Load()
-		out.Line(producerComplete(d, w.last, total, run.c.sendFailed.Load(), run.c.respFailed.Load(), run.c.maxRT.Load()))
+		out.Line(producerComplete(d, window, total, run.c.sendFailed.Load(), run.c.respFailed.Load(), run.c.maxRT.Load()))
 	}
 	test, err := producerTest(start, end, pl, run, w.all)
 	return []result.Test{test}, err

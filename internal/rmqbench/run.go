@@ -148,8 +148,8 @@ func (j *sendJob) message() *primitive.Message {
 }
 
 // record counts one finished attempt as the original does and returns
-// whether the sender pauses.
-func (r *producerRun) record(rec *latency.Recorder, begin time.Time, err error) (pause bool) {
+// whether the sender pauses (bounded: the sender has a -q quota).
+func (r *producerRun) record(rec *latency.Recorder, begin time.Time, err error, bounded bool) (pause bool) {
 	switch classify(err) {
 	case sent:
 		end := time.Now()
@@ -171,6 +171,9 @@ func (r *producerRun) record(rec *latency.Recorder, begin time.Time, err error) 
 	case sendFailedNow:
 		r.c.sendFailed.Add(1)
 		return false
+	case sendRefused:
+		r.c.sendFailed.Add(1)
+		return !bounded
 	default:
 		r.c.sendFailed.Add(1)
 		return true
@@ -210,7 +213,7 @@ func (r *producerRun) syncSender(ctx context.Context, p sender, j *sendJob) {
 		// ends within its timeout and is counted; then the sender stops.
 		_, err := p.SendSync(context.WithoutCancel(ctx), msg)
 		if ctx.Err() != nil {
-			r.record(rec, begin, err)
+			r.record(rec, begin, err, j.share > 0)
 			return
 		}
 		if !succeeded && r.senderGone(ctx, j, err, succeeded) {
@@ -219,7 +222,7 @@ func (r *producerRun) syncSender(ctx context.Context, p sender, j *sendJob) {
 		if err == nil {
 			succeeded = true
 		}
-		if r.record(rec, begin, err) {
+		if r.record(rec, begin, err, j.share > 0) {
 			if clock.Sleep(ctx, failurePause) != nil {
 				return
 			}
@@ -252,13 +255,13 @@ func (r *producerRun) asyncSender(ctx context.Context, p sender, j *sendJob) {
 		err := p.SendAsync(context.WithoutCancel(ctx), func(_ context.Context, _ *primitive.SendResult, err error) {
 			defer wg.Done()
 			defer r.inflight.Add(-1)
-			r.record(nil, begin, err)
+			r.record(nil, begin, err, j.share > 0)
 		}, msg)
 		if err != nil {
 			// Refused before it left: the callback will not run.
 			r.inflight.Add(-1)
 			wg.Done()
-			if r.record(nil, begin, err) && clock.Sleep(ctx, failurePause) != nil {
+			if r.record(nil, begin, err, j.share > 0) && clock.Sleep(ctx, failurePause) != nil {
 				return
 			}
 		}
@@ -372,7 +375,7 @@ func (r *batchRun) batchSender(ctx context.Context, p sender, pl *batchPlan) {
 		}
 		r.c.sendFailed.Add(1)
 		r.c.msgFailed.Add(int64(pl.batch))
-		if ctx.Err() == nil && classify(err) == sendFailedPause || classify(err) == responseFailed {
+		if ctx.Err() == nil && (classify(err) == sendFailedPause || classify(err) == responseFailed || classify(err) == sendRefused) {
 			if clock.Sleep(ctx, failurePause) != nil {
 				return
 			}

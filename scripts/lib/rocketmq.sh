@@ -287,14 +287,24 @@ rocketmq_admin() {
 
 # _rocketmq_setup GROUP: the seed's topic and group on the group's broker.
 _rocketmq_setup() {
-	local group="$1" ns out
+	local group="$1" ns out try
 	ns="$RMQ_NETNS_IP:$(_rocketmq_namesrv_port "$group")"
 	mkdir -p "$RMQ_STATE/admin-home"
-	out="$(rocketmq_admin updateTopic -n "$ns" -c "$(_rocketmq_cluster_name "$group")" -t "$RMQ_TOPIC" \
-		-r "$RMQ_QUEUES" -w "$RMQ_QUEUES")" || true
-	grep -q 'success' <<<"$out" || { printf '%s\n' "$out" >&2; die "rocketmq: creating $RMQ_TOPIC on $group failed"; }
-	out="$(rocketmq_admin updateSubGroup -n "$ns" -c "$(_rocketmq_cluster_name "$group")" -g "$RMQ_GROUP")" || true
-	grep -q 'success' <<<"$out" || { printf '%s\n' "$out" >&2; die "rocketmq: creating $RMQ_GROUP on $group failed"; }
+	# A broker that has just booted may not be registered with its name
+	# server yet: the admin tool then finds no broker of the cluster. Retry.
+	for try in 1 2 3 4 5 6; do
+		out="$(rocketmq_admin updateTopic -n "$ns" -c "$(_rocketmq_cluster_name "$group")" -t "$RMQ_TOPIC" \
+			-r "$RMQ_QUEUES" -w "$RMQ_QUEUES")" || true
+		grep -q 'success' <<<"$out" && break
+		[ "$try" -lt 6 ] || { printf '%s\n' "$out" >&2; die "rocketmq: creating $RMQ_TOPIC on $group failed"; }
+		sleep 2
+	done
+	for try in 1 2 3 4 5 6; do
+		out="$(rocketmq_admin updateSubGroup -n "$ns" -c "$(_rocketmq_cluster_name "$group")" -g "$RMQ_GROUP")" || true
+		grep -q 'success' <<<"$out" && break
+		[ "$try" -lt 6 ] || { printf '%s\n' "$out" >&2; die "rocketmq: creating $RMQ_GROUP on $group failed"; }
+		sleep 2
+	done
 	log "rocketmq: $group: $RMQ_TOPIC ($RMQ_QUEUES queues) and $RMQ_GROUP ready"
 }
 
