@@ -145,13 +145,14 @@ func (n *clusterNode) writeTag(buf []byte, offs []int, rnd *sharedRandom) {
 }
 
 // refreshSlots re-reads the slot map with CLUSTER SLOTS after a MOVED or
-// ASK. When another client is already refreshing, it returns at once.
-func (cc *clusterConfig) refreshSlots(ctx context.Context, d *dialer, auth []string, warn func(string)) error {
+// ASK, calling refreshing first. When another client is already
+// refreshing, it returns at once.
+func (cc *clusterConfig) refreshSlots(ctx context.Context, d *dialer, auth []string, refreshing func()) error {
 	if !cc.refreshMu.TryLock() {
 		return nil
 	}
 	defer cc.refreshMu.Unlock()
-	warn("WARNING: Cluster slots configuration changed, fetching new one...")
+	refreshing()
 	const failed = "Failed to update cluster slots configuration"
 	s, err := openSetupConn(ctx, d, cc.nodes[0].ep, auth)
 	if err != nil {

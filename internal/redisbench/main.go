@@ -123,7 +123,7 @@ func (inv *invocation) run(o *Options) error {
 		threads: p.threads,
 		random:  &sharedRandom{g: newGlibcRandom(p.seed)},
 		clock:   wall,
-		warn:    inv.errOut.Line,
+		notify:  func(f *failure) { inv.errOut.Line(f.Error()) },
 	}
 	if err := inv.discover(s); err != nil {
 		return err
@@ -245,7 +245,7 @@ func (inv *invocation) runTest(s *session, progress *progressPrinter, spec bench
 func (inv *invocation) discover(s *session) error {
 	p := s.plan
 	if p.cluster {
-		cc, err := fetchClusterConfig(inv.ctx, p.dialer, p.target, p.auth, s.warn)
+		cc, err := fetchClusterConfig(inv.ctx, p.dialer, p.target, p.auth, inv.errOut.Line)
 		if err != nil {
 			return err
 		}
@@ -262,7 +262,7 @@ func (inv *invocation) discover(s *session) error {
 				return err // the reply was cut short by the signal
 			}
 			if n.config == nil {
-				s.warn(noNodeConfigWarning(n.ep))
+				inv.errOut.Line(noNodeConfigWarning(n.ep))
 			}
 		}
 		if s.threads == 0 {
@@ -283,7 +283,7 @@ func (inv *invocation) discover(s *session) error {
 		return err
 	}
 	if cfg == nil {
-		s.warn(noConfigWarning)
+		inv.errOut.Line(noConfigWarning)
 	}
 	s.config = cfg
 	return nil

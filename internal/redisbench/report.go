@@ -383,7 +383,7 @@ func resultTest(res *benchmarkResult, intervals []result.Interval) (result.Test,
 		Counts: result.Counts{
 			Operations: res.replies,
 			Bytes:      res.replies * res.spec.requestBytes,
-			Errors:     res.errors,
+			Errors:     errorCounts(res.failures),
 		},
 		Intervals: intervals,
 	}
@@ -393,4 +393,66 @@ func resultTest(res *benchmarkResult, intervals []result.Interval) (result.Test,
 	}
 	t.Latency = map[string]*result.Latency{"request": lat}
 	return t, nil
+}
+
+// Error is the failure as the C tool words it on stderr.
+func (f *failure) Error() string {
+	switch f.what {
+	case serverReply:
+		return "Error from server: " + f.reply
+	case nodeReply:
+		return fmt.Sprintf("Error from server %s: %s", f.ep, f.reply)
+	case serverClosed:
+		return "Error: Server closed the connection"
+	case protocolError:
+		return "Error: Protocol error"
+	case connectionError:
+		return "Error: " + strerror(f.err)
+	case allDisconnected:
+		return "All clients disconnected... aborting."
+	case clusterDown:
+		return fmt.Sprintf("Error from server %s: %s.", f.ep, f.reply)
+	case writeError:
+		return "Error writing to the server: " + strerror(f.err)
+	case slotsChanged:
+		return "WARNING: Cluster slots configuration changed, fetching new one..."
+	}
+	return f.err.Error()
+}
+
+// kind is how the result file counts a failed request: an error reply by
+// its first word ("ERR", "WRONGTYPE", "NOAUTH"), anything else by what
+// broke.
+func (f *failure) kind() string {
+	switch f.what {
+	case serverReply, nodeReply:
+		if i := strings.IndexByte(f.reply, ' '); i > 0 {
+			return f.reply[:i]
+		}
+		if f.reply == "" {
+			return "ERR"
+		}
+		return f.reply
+	case serverClosed:
+		return "connection closed"
+	case protocolError:
+		return "protocol error"
+	case setupFailed:
+		return "connect"
+	case connectionError, allDisconnected:
+		return "connection error"
+	}
+	return "" // a notice: no request failed
+}
+
+// errorCounts is the result file's errors by kind, nil when there were none.
+func errorCounts(failures []*failure) map[string]int64 {
+	if len(failures) == 0 {
+		return nil
+	}
+	m := map[string]int64{}
+	for _, f := range failures {
+		m[f.kind()]++
+	}
+	return m
 }

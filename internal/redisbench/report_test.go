@@ -5,6 +5,7 @@ import (
 	"math"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/perfclones/perfclones/internal/clock"
@@ -242,16 +243,43 @@ func TestResultTest(t *testing.T) {
 	res := &benchmarkResult{
 		spec:     benchmarkSpec{title: "MSET (10 keys)", requestBytes: 30},
 		finished: 10, replies: 10, elapsedMs: 1500,
-		latency: snapshotOf(3, smallGetValues...),
-		errors:  map[string]int64{"ERR": 1},
+		latency:  snapshotOf(3, smallGetValues...),
+		failures: []*failure{{what: serverReply, reply: "ERR unknown command 'x'"}, {what: nodeReply, reply: "WRONGTYPE Operation"}, {what: serverClosed}},
 	}
 	got, err := resultTest(res, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	l := got.Latency["request"]
-	if got.Name != "MSET (10 keys)" || got.Counts.Operations != 10 || got.Counts.Bytes != 300 || got.Counts.Errors["ERR"] != 1 ||
+	if got.Name != "MSET (10 keys)" || got.Counts.Operations != 10 || got.Counts.Bytes != 300 || !reflect.DeepEqual(got.Counts.Errors, map[string]int64{"ERR": 1, "WRONGTYPE": 1, "connection closed": 1}) ||
 		got.ElapsedSeconds != 1.5 || l == nil || l.Count != 10 || l.Max != res.latency.Max() || l.Percentiles["50"] != res.latency.ValueAtPercentile(50) {
 		t.Errorf("result test %+v, latency %+v", got, l)
+	}
+}
+
+func TestFailureText(t *testing.T) {
+	ep := endpoint{host: "127.0.0.1", port: 7001}
+	tests := []struct {
+		f          failure
+		text, kind string
+	}{
+		{failure{what: serverReply, reply: "NOAUTH Authentication required."}, "Error from server: NOAUTH Authentication required.", "NOAUTH"},
+		{failure{what: nodeReply, ep: ep, reply: "ERR x"}, "Error from server 127.0.0.1:7001: ERR x", "ERR"},
+		{failure{what: clusterDown, ep: ep, reply: "CLUSTERDOWN The cluster is down"}, "Error from server 127.0.0.1:7001: CLUSTERDOWN The cluster is down.", ""},
+		{failure{what: serverClosed}, "Error: Server closed the connection", "connection closed"},
+		{failure{what: protocolError}, "Error: Protocol error", "protocol error"},
+		{failure{what: connectionError, err: syscall.ECONNRESET}, "Error: Connection reset by peer", "connection error"},
+		{failure{what: writeError, err: syscall.ECONNRESET}, "Error writing to the server: Connection reset by peer", ""},
+		{failure{what: allDisconnected}, "All clients disconnected... aborting.", "connection error"},
+		{failure{what: slotsChanged}, "WARNING: Cluster slots configuration changed, fetching new one...", ""},
+		{failure{what: setupFailed, err: &connectError{addr: "h:1", reason: "Connection refused"}}, "Could not connect to Redis at h:1: Connection refused", "connect"},
+	}
+	for _, tt := range tests {
+		if got := tt.f.Error(); got != tt.text {
+			t.Errorf("text %q, want %q", got, tt.text)
+		}
+		if got := tt.f.kind(); got != tt.kind {
+			t.Errorf("%q: kind %q, want %q", tt.text, got, tt.kind)
+		}
 	}
 }

@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -30,10 +28,33 @@ const (
 	connectPause = 50 * time.Millisecond
 )
 
-// fatalError ends the whole program: its message goes to stderr and the exit code is 1.
-type fatalError struct{ msg string }
+// failure is something that went wrong in a run, as data: report.go words
+// it as the C tool does and counts it for the result file, so that a
+// worker never formats. The first failure of a test ends the program
+// (stderr, exit code 1); notices only print.
+type failure struct {
+	what  failureKind
+	ep    endpoint // the cluster node, for nodeReply and clusterDown
+	reply string   // the server's error reply
+	err   error    // the connection or set-up error
+}
 
-func (e *fatalError) Error() string { return e.msg }
+type failureKind int
+
+const (
+	serverReply     failureKind = iota // an error reply
+	nodeReply                          // an error reply from a cluster node
+	serverClosed                       // the server closed a connection
+	protocolError                      // a reply that is not RESP
+	connectionError                    // a read failed
+	allDisconnected                    // every client's write failed
+	setupFailed                        // a connect or a slot map refresh failed (err's own text)
+
+	// Notices: printed, and the run goes on.
+	clusterDown  // CLUSTERDOWN from a node: retried after a second
+	writeError   // one client's write failed; the client is dropped
+	slotsChanged // a MOVED or ASK: the slot map is fetched again
+)
 
 // session is what the tests of one invocation share once connected: the
 // plan, what discovery found, the shared random generator and the clock.
@@ -44,9 +65,9 @@ type session struct {
 	threads int            // --threads, or the master count in cluster mode
 	random  *sharedRandom
 	clock   clock.Wall
-	// warn writes one stderr line. Only the rare paths the C tool reports
-	// mid-run use it (a failed write, CLUSTERDOWN, a slot map refresh).
-	warn func(string)
+	// notify prints a notice (a failed write, CLUSTERDOWN, a slot map
+	// refresh), the only things the C tool reports mid-run.
+	notify func(*failure)
 }
 
 // benchmarkResult is what a finished (or stopped) benchmark hands to the reporter.
@@ -60,9 +81,9 @@ type benchmarkResult struct {
 	// replies is every reply counted once all clients stopped; it differs
 	// from finished only when the run was interrupted or failed, while
 	// batches were in flight.
-	replies int64
-	errors  map[string]int64 // failed requests by kind, nil when none
-	fatal   *fatalError      // what ended the run early, nil when it completed
+	replies  int64
+	failures []*failure // the failed requests, in order; the first ended the run
+	fatal    *failure   // what ended the run early, nil when it completed
 }
 
 // benchmarkRun is one benchmark (one title) in progress: what its clients
@@ -80,7 +101,7 @@ type benchmarkRun struct {
 	auth       []string
 	threads    int
 	random     *sharedRandom
-	warn       func(string)
+	notify     func(*failure)
 	clock      clock.Wall
 	ctx        context.Context
 
@@ -95,15 +116,15 @@ type benchmarkRun struct {
 	done     chan struct{} // closed when the run stops, normally or not
 	stopOnce sync.Once
 	stopping atomic.Bool
-	fatal    atomic.Pointer[fatalError]
+	fatal    atomic.Pointer[failure]
 
 	startMs   int64
 	startTime time.Time
 
-	mu      sync.Mutex // guards clients' connections and errors
-	clients []*client
-	errors  map[string]int64
-	wg      sync.WaitGroup
+	mu       sync.Mutex // guards clients' connections and failures
+	clients  []*client
+	failures []*failure
+	wg       sync.WaitGroup
 }
 
 // client is one benchmark connection. Its buffer holds the per-connection
@@ -144,29 +165,14 @@ func (r *benchmarkRun) stop() {
 	})
 }
 
-// fail counts a failed request of the given kind, records the first fatal
-// error and stops the run.
-func (r *benchmarkRun) fail(kind, msg string) {
+// fail records a failed request, keeps the first as what ended the run,
+// and stops it.
+func (r *benchmarkRun) fail(f *failure) {
 	r.mu.Lock()
-	if r.errors == nil {
-		r.errors = map[string]int64{}
-	}
-	r.errors[kind]++
+	r.failures = append(r.failures, f)
 	r.mu.Unlock()
-	r.fatal.CompareAndSwap(nil, &fatalError{msg: msg})
+	r.fatal.CompareAndSwap(nil, f)
 	r.stop()
-}
-
-// replyErrorKind is how the result file names an error reply: its first
-// word ("ERR", "WRONGTYPE", "NOAUTH").
-func replyErrorKind(msg string) string {
-	if i := strings.IndexByte(msg, ' '); i > 0 {
-		return msg[:i]
-	}
-	if msg == "" {
-		return "ERR"
-	}
-	return msg
 }
 
 // newBenchmark prepares the run of one test; connect opens its clients.
@@ -189,7 +195,7 @@ func (s *session) newBenchmark(ctx context.Context, spec benchmarkSpec) *benchma
 		auth:       p.auth,
 		threads:    s.threads,
 		random:     s.random,
-		warn:       s.warn,
+		notify:     s.notify,
 		clock:      s.clock,
 		ctx:        ctx,
 		hist:       latency.New(histogramLowest, histogramHighest, p.precision),
@@ -208,7 +214,7 @@ func (r *benchmarkRun) connect(n int) error {
 			if r.ctx.Err() != nil {
 				return r.ctx.Err()
 			}
-			return &fatalError{msg: err.Error()}
+			return &failure{what: setupFailed, err: err}
 		}
 		r.clients = append(r.clients, c)
 		r.live.Add(1)
@@ -330,7 +336,7 @@ func (r *benchmarkRun) wait() *benchmarkResult {
 		fatal:     r.fatal.Load(),
 	}
 	r.mu.Lock()
-	res.errors = r.errors
+	res.failures = r.failures
 	r.mu.Unlock()
 	return res
 }
@@ -378,7 +384,7 @@ func (c *client) loop() {
 				return
 			}
 			if isErr {
-				r.fail(replyErrorKind(msg), "Error from server: "+msg)
+				r.fail(&failure{what: serverReply, reply: msg})
 				return
 			}
 			c.pending--
@@ -409,7 +415,7 @@ func (c *client) loop() {
 			c.conn.Close()
 			if err := c.connect(); err != nil {
 				if r.ctx.Err() == nil {
-					r.fail("connect", err.Error())
+					r.fail(&failure{what: setupFailed, err: err})
 				}
 				return
 			}
@@ -434,30 +440,30 @@ func (c *client) nextReply() (msg string, isErr bool, err error) {
 // It reports whether the run goes on.
 func (c *client) clusterError(msg string) bool {
 	r := c.run
-	kind := replyErrorKind(msg)
 	if c.node == nil {
-		r.fail(kind, "Error from server: "+msg)
+		r.fail(&failure{what: serverReply, reply: msg})
 		return false
 	}
 	if len(c.tagOff) == 0 {
-		r.fail(kind, fmt.Sprintf("Error from server %s: %s", c.ep, msg))
+		r.fail(&failure{what: nodeReply, ep: c.ep, reply: msg})
 		return false
 	}
 	switch {
 	case hasPrefix(msg, "MOVED"), hasPrefix(msg, "ASK"):
 	case hasPrefix(msg, "CLUSTERDOWN"):
-		r.warn(fmt.Sprintf("Error from server %s: %s.", c.ep, msg))
+		r.notify(&failure{what: clusterDown, ep: c.ep, reply: msg})
 		select {
 		case <-r.done:
 			return false
 		case <-time.After(time.Second):
 		}
 	default:
-		r.fail(kind, fmt.Sprintf("Error from server %s: %s", c.ep, msg))
+		r.fail(&failure{what: nodeReply, ep: c.ep, reply: msg})
 		return false
 	}
-	if err := r.cluster.refreshSlots(r.ctx, r.dialer, r.auth, r.warn); err != nil {
-		r.fail("cluster", err.Error())
+	refreshing := func() { r.notify(&failure{what: slotsChanged}) }
+	if err := r.cluster.refreshSlots(r.ctx, r.dialer, r.auth, refreshing); err != nil {
+		r.fail(&failure{what: setupFailed, err: err})
 		return false
 	}
 	return true
@@ -474,11 +480,11 @@ func (c *client) readFailed(err error) {
 	}
 	switch {
 	case errors.Is(err, io.EOF):
-		r.fail("connection closed", "Error: Server closed the connection")
+		r.fail(&failure{what: serverClosed})
 	case errors.Is(err, errProtocol):
-		r.fail("protocol error", "Error: Protocol error")
+		r.fail(&failure{what: protocolError})
 	default:
-		r.fail("connection error", "Error: "+strerror(err))
+		r.fail(&failure{what: connectionError, err: err})
 	}
 }
 
@@ -490,11 +496,11 @@ func (c *client) writeFailed(err error) {
 		return
 	}
 	if !errors.Is(err, syscall.EPIPE) {
-		r.warn("Error writing to the server: " + strerror(err))
+		r.notify(&failure{what: writeError, err: err})
 	}
 	c.conn.Close()
 	if r.live.Add(-1) == 0 && r.finished.Load() < r.requests {
-		r.fail("connection error", "All clients disconnected... aborting.")
+		r.fail(&failure{what: allDisconnected})
 	}
 }
 
