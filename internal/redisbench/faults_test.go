@@ -1,17 +1,20 @@
 package redisbench
 
 import (
-	"github.com/perfclones/perfclones/internal/cli"
-
 	"bytes"
 	"context"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/perfclones/perfclones/internal/cli"
+	"github.com/perfclones/perfclones/internal/result"
+	"github.com/perfclones/perfclones/internal/result/resulttest"
 )
 
 // startPrivateRedis starts a redis-server of its own on a free loopback
@@ -54,10 +57,15 @@ func startPrivateRedis(t *testing.T) (port int, kill func()) {
 
 // runMain runs Main in the background and returns its result once it ends.
 func runMain(args ...string) (<-chan int, *bytes.Buffer, *bytes.Buffer) {
+	return runMainEnv(nil, args...)
+}
+
+// runMainEnv is runMain with environment variables.
+func runMainEnv(env map[string]string, args ...string) (<-chan int, *bytes.Buffer, *bytes.Buffer) {
 	var stdout, stderr bytes.Buffer
 	done := make(chan int, 1)
 	go func() {
-		done <- Main(context.Background(), args, cli.IO{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr, Getenv: cli.Env(nil)})
+		done <- Main(context.Background(), args, cli.IO{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr, Getenv: cli.Env(env)})
 	}()
 	return done, &stdout, &stderr
 }
@@ -67,7 +75,8 @@ func TestServerDiesMidRun(t *testing.T) {
 		t.Run(strings.Join(mode, " "), func(t *testing.T) {
 			port, kill := startPrivateRedis(t)
 			args := append([]string{"-p", fmt.Sprint(port), "-n", "100000000", "-t", "set"}, mode...)
-			done, _, stderr := runMain(args...)
+			path := filepath.Join(t.TempDir(), "result.json")
+			done, _, stderr := runMainEnv(map[string]string{result.Env: path}, args...)
 			time.Sleep(300 * time.Millisecond)
 			killed := time.Now()
 			kill()
@@ -88,6 +97,22 @@ func TestServerDiesMidRun(t *testing.T) {
 				}
 				if strings.Contains(msg, "panic") || strings.Contains(msg, "goroutine") {
 					t.Errorf("stderr has a Go crash: %q", msg)
+				}
+				// The file keeps what was measured and says how it ended.
+				b, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := resulttest.Validate(b)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Ending != "failed" || res.ExitCode != 1 || res.Error != last || len(res.Tests) != 1 {
+					t.Fatalf("ending %q exit %d error %q, %d tests", res.Ending, res.ExitCode, res.Error, len(res.Tests))
+				}
+				c := res.Tests[0].Counts
+				if c.Operations == 0 || c.Failed() == 0 {
+					t.Errorf("counts %+v: want the requests before the kill and the failure", c)
 				}
 			case <-time.After(15 * time.Second):
 				t.Fatal("the run did not end after the server died")
