@@ -7,11 +7,15 @@ package perfclones_test
 // header, and the result file.
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -22,6 +26,7 @@ import (
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
+	"github.com/perfclones/perfclones/internal/perftest"
 	"github.com/perfclones/perfclones/internal/result/resulttest"
 	"github.com/perfclones/perfclones/internal/shapes"
 	"github.com/perfclones/perfclones/internal/testenv"
@@ -478,5 +483,136 @@ func TestPerfTestFlowControlNotices(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("the result file does not count the blocked connections")
+	}
+}
+
+// TestPerfTestMultiAndWebServer runs PerfTestMulti on a spec with one
+// scenario of each type, serves the result with WebServer beside the
+// shipped example page (which loads ../lib/jquery.min.js,
+// ../lib/jquery.flot.min.js and ../perf.js and calls render_graphs, as the
+// original's examples do), and has headless Chromium draw it: every chart
+// must have drawn points and the summary a non-zero rate. The screenshot
+// is kept (PERFCLONES_TEST_ARTIFACTS, else the temporary directory).
+func TestPerfTestMultiAndWebServer(t *testing.T) {
+	env := testenv.RabbitMQ(t)
+	ours := ourTool(t, "perftest")
+	dir := t.TempDir()
+	examples := filepath.Join(dir, "html", "examples")
+	if err := os.MkdirAll(examples, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	deleteExchange(t, env.URI, "direct")
+	spec := fmt.Sprintf(`[{'name': 'simple', 'type': 'simple', 'uri': '%s', 'params': [{'time-limit': 4}]},
+ {'name': 'sizes-and-producers', 'type': 'varying', 'params': [{'time-limit': 1}],
+  'variables': [{'name': 'min-msg-size', 'values': [0, 1000]}, {'name': 'producer-count', 'values': [1, 2]}]},
+ {'name': 'sizes', 'type': 'varying', 'params': [{'time-limit': 1}],
+  'variables': [{'name': 'min-msg-size', 'values': [0, 1000]}]},
+ {'name': 'rate-vs-latency', 'type': 'rate-vs-latency', 'params': [{'time-limit': 1}]}]`, env.URI)
+	specFile := filepath.Join(examples, "example-spec.js")
+	if err := os.WriteFile(specFile, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	resultFile := filepath.Join(examples, "example-result.js")
+	got := runCommand(t, []string{ours, "com.rabbitmq.perf.PerfTestMulti", specFile, resultFile}, 180*time.Second, false, "", nil)
+	if got.rc != 0 {
+		t.Fatalf("PerfTestMulti: exit code %d\n%s%s", got.rc, got.stdout, got.stderr)
+	}
+	wantConsole := "Running scenario 'simple' \nRunning scenario 'sizes-and-producers' ####\n" +
+		"Running scenario 'sizes' ##\nRunning scenario 'rate-vs-latency' #################\n"
+	if got.stdout != wantConsole {
+		t.Errorf("console %q, want %q", got.stdout, wantConsole)
+	}
+	var results map[string]map[string]any
+	data, err := os.ReadFile(resultFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &results); err != nil {
+		t.Fatalf("result file: %v", err)
+	}
+	if r, _ := results["simple"]["send-msg-rate"].(float64); r < 100 {
+		t.Errorf("simple scenario's send rate %v msg/s: rates must be msg/s, not 10^6 too small", r)
+	}
+	limits, _ := results["rate-vs-latency"]["dimension-values"].(map[string]any)["producerRateLimit"].([]any)
+	if len(limits) != 17 || limits[len(limits)-1] == "0" {
+		t.Errorf("rate-vs-latency rate limits %v", limits)
+	}
+	example, err := fs.ReadFile(perftest.Assets, "examples/example.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(examples, "example.html"), example, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	chromium, err := exec.LookPath("chromium")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("chromium is not installed (apt-get install chromium)")
+		}
+		t.Skip("chromium is not installed (apt-get install chromium)")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	ln.Close()
+	server := exec.Command(ours, "com.rabbitmq.perf.WebServer", filepath.Join(dir, "html"), port)
+	if err := server.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = server.Process.Kill(); _ = server.Wait() }()
+	page := "http://127.0.0.1:" + port + "/examples/example.html"
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if c, err := net.Dial("tcp", "127.0.0.1:"+port); err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("WebServer does not accept connections")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for path, wantType := range map[string]string{"/perf.js": "text/javascript", "/lib/jquery.min.js": "text/javascript",
+		"/lib/jquery.flot.min.js": "text/javascript", "/perf.css": "text/css", "/examples/example-result.js": "text/javascript"} {
+		resp, err := http.Get("http://127.0.0.1:" + port + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), wantType) {
+			t.Errorf("%s: %d %s", path, resp.StatusCode, resp.Header.Get("Content-Type"))
+		}
+	}
+	chrome := func(extra ...string) toolRun {
+		args := append([]string{chromium, "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=10000",
+			"--user-data-dir=" + filepath.Join(dir, "chromium")}, extra...)
+		return runCommand(t, append(args, page), 90*time.Second, false, "", nil)
+	}
+	dom := chrome("--dump-dom")
+	points := regexp.MustCompile(`<canvas[^>]*data-points="([0-9]+)"`).FindAllStringSubmatch(dom.stdout, -1)
+	if len(points) != 4 {
+		t.Fatalf("%d charts drew, want 4 (time, series, x-y, r-l):\n%s\n%s", len(points), dom.stdout, dom.stderr)
+	}
+	for i, p := range points {
+		if p[1] == "0" {
+			t.Errorf("chart %d drew no points", i+1)
+		}
+	}
+	if m := regexp.MustCompile(`<strong>([0-9]+)</strong>msg/s`).FindStringSubmatch(dom.stdout); m == nil || m[1] == "0" {
+		t.Errorf("summary shows no rate: %v", m)
+	}
+	artifacts := os.Getenv("PERFCLONES_TEST_ARTIFACTS")
+	if artifacts == "" {
+		artifacts = os.TempDir()
+	}
+	shot := filepath.Join(artifacts, "perftest-webserver.png")
+	chrome("--window-size=1000,1700", "--screenshot="+shot)
+	if st, err := os.Stat(shot); err != nil || st.Size() == 0 {
+		t.Errorf("no screenshot at %s: %v", shot, err)
+	} else {
+		t.Logf("screenshot: %s", shot)
 	}
 }

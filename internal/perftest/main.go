@@ -30,7 +30,10 @@ var Tool = cli.Tool{
 	Aliases: []string{"perf-test"},
 	About:   "RabbitMQ PerfTest (com.rabbitmq.perf.PerfTest); bin/runjava CLASS ARGS...",
 	Main:    Main,
-	Layout:  []cli.Entry{{Path: "rabbitmq-perf-test/bin/runjava", Script: true}},
+	Layout: []cli.Entry{
+		{Path: "rabbitmq-perf-test/bin/runjava", Script: true},
+		{Path: "rabbitmq-perf-test/html", Files: Assets},
+	},
 }
 
 // classPrefix starts the class names bin/runjava is given.
@@ -49,8 +52,7 @@ func Main(ctx context.Context, args []string, sys cli.IO) int {
 		case classPrefix + "PerfTestMulti":
 			return MultiMain(ctx, args[1:], sys)
 		case classPrefix + "WebServer":
-			fmt.Fprintf(sys.Stderr, "perfclones: %s is not implemented yet\n", args[0])
-			return 1
+			return WebMain(ctx, args[1:], sys)
 		default:
 			fmt.Fprintf(sys.Stderr, "Error: Could not find or load main class %s\nCaused by: java.lang.ClassNotFoundException: %s\n", args[0], args[0])
 			return 1

@@ -279,6 +279,8 @@ rabbitmq_install() {
 	ensure_commands java:openjdk-17-jre-headless mvn:maven flock:util-linux \
 		openssl:openssl xxd:xxd pgrep:procps runuser:util-linux
 	[ -x "$RABBITMQ_SBIN/rabbitmq-server" ] || apt_install rabbitmq-server
+	# The WebServer test draws PerfTestMulti's pages in headless Chromium.
+	ensure_commands chromium:chromium
 	# (Where init runs, installing the package also starts Debian's system
 	# node on the default ports; ours shares nothing with it.)
 	perftest_fetch

@@ -1,0 +1,10 @@
+[{'name': 'simple', 'type': 'simple', 'uri': 'amqp://localhost',
+  'params': [{'time-limit': 10, 'producer-count': 1, 'consumer-count': 1}]},
+ {'name': 'sizes-and-producers', 'type': 'varying',
+  'params': [{'time-limit': 5, 'consumer-count': 1}],
+  'variables': [{'name': 'min-msg-size', 'values': [0, 1000]},
+                {'name': 'producer-count', 'values': [1, 2]}]},
+ {'name': 'sizes', 'type': 'varying',
+  'params': [{'time-limit': 5}],
+  'variables': [{'name': 'min-msg-size', 'values': [0, 1000, 10000]}]},
+ {'name': 'rate-vs-latency', 'type': 'rate-vs-latency', 'params': [{'time-limit': 5}]}]
