@@ -1,0 +1,74 @@
+package rmqbench
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/perfclones/perfclones/internal/cli"
+)
+
+// runMain calls Main in-process with its own streams and environment.
+func runMain(t *testing.T, env map[string]string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = Main(context.Background(), args, cli.IO{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: cli.Env(env)})
+	return code, out.String(), errb.String()
+}
+
+func TestMainEndings(t *testing.T) {
+	t.Parallel()
+	v49 := map[string]string{"PERFCLONES_ROCKETMQ_VERSION": "4.9"}
+	for _, tc := range []struct {
+		name   string
+		env    map[string]string
+		args   []string
+		code   int
+		stdout string // prefix
+		stderr string
+	}{
+		{"no mode", nil, nil, 2, "", "usage: rocketmq-benchmark batchproducer|consumer|producer|shutdown [ARGS...]\n"},
+		{"unknown mode", nil, []string{"tproducer"}, 2, "", "usage: rocketmq-benchmark batchproducer|consumer|producer|shutdown [ARGS...]\n"},
+		{"bad release", map[string]string{"PERFCLONES_ROCKETMQ_VERSION": "9"}, []string{"producer"}, 2, "",
+			"perfclones: PERFCLONES_ROCKETMQ_VERSION=9 is not a release this tool emulates (known: 5.3, 4.9)\n"},
+		{"help", nil, []string{"consumer", "-h"}, 0, "usage: benchmarkConsumer [-a <arg>]", ""},
+		{"help wins", nil, []string{"producer", "-t", "x", "-h"}, 0, "usage: benchmarkProducer", ""},
+		{"batch help", nil, []string{"batchproducer", "-h"}, 0, "usage: benchmarkBatchProducer [-a <arg>] [-ak <arg>] [-b <arg>] [-c <arg>]", ""},
+		{"batch help 4.9", v49, []string{"batchproducer", "-h"}, 0, "usage: benchmarkBatchProducer [-a <arg>] [-b <arg>] [-c <arg>] [-e <arg>]", ""},
+		{"5.x error line", nil, []string{"producer", "-x"}, 1, "usage: benchmarkProducer", "Unrecognized option: -x\n"},
+		{"4.9 silent error", v49, []string{"producer", "-x"}, 1, "usage: benchmarkProducer", ""},
+		{"4.9 has no -ri", v49, []string{"producer", "-ri", "1000"}, 1, "usage: benchmarkProducer", ""},
+		{"bad long", nil, []string{"producer", "-q", "1.5"}, 1, "", "Exception in thread \"main\" java.lang.NumberFormatException: For input string: \"1.5\"\n"},
+		{"bad rate", nil, []string{"consumer", "-r", "x"}, 1, "", "Exception in thread \"main\" java.lang.NumberFormatException: For input string: \"x\"\n"},
+		{"bad filter", nil, []string{"consumer", "-n", "127.0.0.1:1", "-f", "XML", "-e", "/nonexistent"}, 1,
+			"topic: BenchmarkTest, threadCount 20, group: benchmark_consumer, suffix: false, filterType: XML, expression: /nonexistent, msgTraceEnable: false, aclEnable: false, reportInterval: 10000\nExpression: null\n",
+			"Exception in thread \"main\" java.lang.IllegalArgumentException: Not support filter type! XML\n"},
+		{"threads", nil, []string{"producer", "-w", "0"}, 1, "", "Exception in thread \"main\" java.lang.IllegalArgumentException\n"},
+		{"shutdown usage", nil, []string{"shutdown"}, 0, "Usage: shutdown producer | consumer | tproducer | bproducer\n", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			code, out, errOut := runMain(t, tc.env, tc.args...)
+			if code != tc.code || !strings.HasPrefix(out, tc.stdout) || errOut != tc.stderr {
+				t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%q\nwant exit %d, stdout starting %q, stderr %q", code, out, errOut, tc.code, tc.stdout, tc.stderr)
+			}
+		})
+	}
+}
+
+// With the name server unreachable the producer ends as the original does
+// (exit 0, the NaN summary) but says why in one line, and a -q run with no
+// name server address at all counts every attempt as a send failure.
+func TestMainNoNameServer(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := runMain(t, nil, "producer", "-n", "127.0.0.1:1", "-q", "10", "-w", "2")
+	if code != 0 || !strings.HasSuffix(out, "[Complete] Send Total: 0 | Send TPS: 0 | Max RT(ms): 0 | Average RT(ms):     NaN | Send Failed: 0 | Response Failed: 0\n") ||
+		strings.Count(errOut, "\n") != 1 {
+		t.Errorf("unreachable: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = runMain(t, nil, "producer", "-q", "10", "-w", "2")
+	if code != 0 || !strings.HasSuffix(out, "[Complete] Send Total: 10 Send Failed: 10 Response Failed: 0\n") || errOut != "" {
+		t.Errorf("no address: exit %d\n%s%s", code, out, errOut)
+	}
+}
