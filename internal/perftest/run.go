@@ -129,7 +129,13 @@ func (r *runner) dial(name string, index int) (*amqp.Connection, error) {
 	props.SetClientConnectionName(name)
 	cfg := amqp.Config{
 		Properties: props, Heartbeat: r.p.heartbeat, Locale: "en_US",
-		Dial: amqp.DefaultDial(10 * time.Second),
+		Dial: func(network, addr string) (net.Conn, error) {
+			c, err := amqp.DefaultDial(10*time.Second)(network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return newCoalescingConn(c), nil
+		},
 	}
 	if r.p.frameMax > 0 {
 		cfg.FrameSize = r.p.frameMax
