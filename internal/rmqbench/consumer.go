@@ -28,16 +28,19 @@ func consume(ctx context.Context, d *diff, p *parsed, getenv func(string) string
 	out.Line(consumerHeader(d, pl))
 	selector := consumer.MessageSelector{Type: consumer.TAG, Expression: "*"}
 	if pl.hasFilterType && pl.hasExpression {
-		expr, _ := pl.readExpression()
-		out.Line("Expression: " + expr)
+		// The type is checked first: an unknown one ends main before the
+		// file is read.
+		typ := consumer.TAG
 		switch pl.filterType {
 		case "TAG":
-			selector = consumer.MessageSelector{Type: consumer.TAG, Expression: expr}
 		case "SQL92":
-			selector = consumer.MessageSelector{Type: consumer.SQL92, Expression: expr}
+			typ = consumer.SQL92
 		default:
 			return nil, jvm.Uncaught(jvm.Exception{Class: "java.lang.IllegalArgumentException", Message: "Not support filter type! " + pl.filterType}, nil)
 		}
+		expr, _ := pl.readExpression()
+		out.Line("Expression: " + expr)
+		selector = consumer.MessageSelector{Type: typ, Expression: expr}
 	}
 	namesrv, err := resolveNamesrv(pl.namesrv)
 	if err == nil {
