@@ -348,6 +348,26 @@ func readOptions(d *diff, c *commandLine) (*options, error) {
 		}
 		o.queueArgs["x-queue-type"] = "quorum"
 	}
+	if d.metricsRefactor && c.has("sq") {
+		if o.quorum {
+			return nil, validation(d, true, "Use quorum queues or stream queues, not both.")
+		}
+		// Stream queues: persistent, kept, 20 GB / 500 MB segments, and a
+		// prefetch of 200 unless -q says otherwise.
+		if !contains(o.flags, "persistent") {
+			o.flags = append(append([]string{}, o.flags...), "persistent")
+		}
+		o.autoDelete = false
+		if o.queueArgs == nil {
+			o.queueArgs = map[string]any{}
+		}
+		o.queueArgs["x-queue-type"] = "stream"
+		o.queueArgs["x-max-length-bytes"] = int64(20_000_000_000)
+		o.queueArgs["x-stream-max-segment-size-bytes"] = int64(500_000_000)
+		if !c.lineOrEnv("q") {
+			o.consumerPrefetch = 200
+		}
+	}
 	if ew := c.str("ew", ""); ew != "" {
 		if ew != "empty" && ew != "idle" {
 			return nil, validation(d, false, "--exit-when must be 'empty' or 'idle'.")
@@ -384,9 +404,18 @@ func readOptions(d *diff, c *commandLine) (*options, error) {
 			o.queues = append(o.queues, strings.TrimSpace(l))
 		}
 	}
-	for _, key := range []string{"m", "n", "po", "B", "jb", "sst", "niot", "mp", "rkcs", "prsd", "ca", "sni", "se", "udsc", "dcr", "cri", "hst", "ctp", "pi", "T", "sul"} {
-		if c.line.Has(key) {
+	for _, key := range []string{"m", "n", "po", "B", "jb", "sst", "niot", "niotp", "mp", "rkcs", "prsd", "pst", "ca", "sni", "se", "udsc",
+		"dcr", "cri", "hst", "ctp", "pi", "T", "sul", "bfc", "bc",
+		// 2.19+ options
+		"mlb", "smssb", "ll", "ma", "sco", "csd", "em", "ei", "isn", "ist", "o2uri", "o2id", "o2sec", "o2gr", "o2p",
+		"verbose", "verbose-full", "cal", "tsbs", "trbs", "tnd"} {
+		if c.byKey[key] != nil && c.line.Has(key) {
 			o.ignored = append(o.ignored, "-"+key)
+		}
+	}
+	for _, m := range d.metricsOptions {
+		if c.line.Has(m.Key()) && m.Key() != "mh" {
+			o.ignored = append(o.ignored, "-"+m.Key())
 		}
 	}
 	return o, nil
