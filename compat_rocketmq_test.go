@@ -534,3 +534,51 @@ func TestCompatRocketMQBrokerStoppedMidRun(t *testing.T) {
 		})
 	}
 }
+
+var (
+	rmqTxLine5 = regexp.MustCompile(`^` + rmqTime5 + ` \| Send TPS: {0,4}\d+ \| Max RT\(ms\): {0,4}\d+ \| AVG RT\(ms\): ( *\d+\.\d|NaN) \| Send Failed: \d+ \| ` +
+		`Check: \d+ \| UnexpectedCheck: \d+ \| DuplicatedCheck: \d+$`)
+	rmqTxLine49 = regexp.MustCompile(`^Current Time: \d{13} Send TPS: {0,4}\d+ Max RT\(ms\): {0,4}\d+ AVG RT\(ms\):( *\d+\.\d|NaN) Send Failed: \d+ ` +
+		`check: \d+ unexpectedCheck: \d+ duplicatedCheck: \d+ $`)
+)
+
+// TestCompatRocketMQTransactionProducer runs tproducer.sh's program for 13 s
+// on a topic of its own and stops it with SIGTERM: no start-up line, the
+// release's periodic lines, exit 143, and every transaction it counts
+// committed into the topic (none is rolled back or left unknown).
+func TestCompatRocketMQTransactionProducer(t *testing.T) {
+	r := newRMQ(t)
+	topic := fmt.Sprintf("rmq-tx-%d", time.Now().UnixNano())
+	r.createTopic(t, r.env.Namesrv, r.env.Cluster, topic, "4")
+	for _, tc := range []struct {
+		release string
+		args    []string
+		line    *regexp.Regexp
+	}{
+		{"5.3", []string{"-ri", "1000"}, rmqTxLine5},
+		{"4.9", nil, rmqTxLine49},
+	} {
+		t.Run(tc.release, func(t *testing.T) {
+			before := r.maxOffsets(t, r.env.Namesrv, topic)
+			run := r.run(t, tc.release, 13*time.Second, time.Minute, "tproducer",
+				append([]string{"-n", r.env.Namesrv, "-t", topic, "-w", "8"}, tc.args...)...)
+			if run.rc != 143 || run.stderr != "" {
+				t.Fatalf("exit %d, stderr:\n%s", run.rc, run.stderr)
+			}
+			lines := rmqLines(run.stdout)
+			if len(lines) == 0 {
+				t.Fatalf("no periodic line in 13 s")
+			}
+			for _, l := range lines {
+				if !tc.line.MatchString(l) {
+					t.Errorf("not a %s transaction line:\n%q", tc.release, l)
+				}
+			}
+			time.Sleep(2 * time.Second) // the last commits are one-way requests
+			stored := r.maxOffsets(t, r.env.Namesrv, topic) - before
+			if run.result == nil || run.result.Tests[0].Counts.Operations != stored {
+				t.Errorf("broker committed %d, result file: %+v", stored, run.result)
+			}
+		})
+	}
+}

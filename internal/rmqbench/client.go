@@ -176,3 +176,10 @@ func (noNamesrv) SendSync(context.Context, ...*primitive.Message) (*primitive.Se
 func (noNamesrv) SendAsync(_ context.Context, f func(context.Context, *primitive.SendResult, error), _ ...*primitive.Message) error {
 	return rmqerrors.ErrNoNameserver
 }
+
+func (noNamesrv) Start() error    { return nil }
+func (noNamesrv) Shutdown() error { return nil }
+
+func (noNamesrv) SendMessageInTransaction(context.Context, *primitive.Message) (*primitive.TransactionSendResult, error) {
+	return nil, rmqerrors.ErrNoNameserver
+}

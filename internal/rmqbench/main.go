@@ -1,7 +1,7 @@
 // Package rmqbench is rocketmq-benchmark: Apache RocketMQ's benchmark
-// programs (benchmark/producer.sh, consumer.sh and batchproducer.sh: the
-// Producer, Consumer and BatchProducer classes of rocketmq-example;
-// tproducer.sh's TransactionProducer is not cloned yet) on rocketmq-client-go,
+// programs (benchmark/producer.sh, consumer.sh, batchproducer.sh and
+// tproducer.sh: the Producer, Consumer, BatchProducer and
+// TransactionProducer classes of rocketmq-example) on rocketmq-client-go,
 // printing the lines of the release PERFCLONES_ROCKETMQ_VERSION selects
 // (5.3.3 by default, 4.9.8).
 package rmqbench
@@ -25,11 +25,12 @@ const ToolName = "rocketmq-benchmark"
 // return at once, as the originals do (their command ends with &).
 var Tool = cli.Tool{
 	Name:  ToolName,
-	About: "Apache RocketMQ's benchmark/producer.sh, consumer.sh, batchproducer.sh",
+	About: "Apache RocketMQ's benchmark/producer.sh, consumer.sh, batchproducer.sh, tproducer.sh",
 	Main:  Main,
 	Layout: []cli.Entry{
 		{Path: "rocketmq/benchmark/producer.sh", Script: true, Args: []string{"producer"}, Background: true},
 		{Path: "rocketmq/benchmark/consumer.sh", Script: true, Args: []string{"consumer"}, Background: true},
+		{Path: "rocketmq/benchmark/tproducer.sh", Script: true, Args: []string{"tproducer"}, Background: true},
 		{Path: "rocketmq/benchmark/batchproducer.sh", Script: true, Args: []string{"batchproducer"}, Background: true},
 		{Path: "rocketmq/benchmark/shutdown.sh", Script: true, Args: []string{"shutdown"}},
 	},
@@ -44,8 +45,8 @@ func usage() *cli.Exit {
 	return &cli.Exit{Code: 2, Stderr: fmt.Sprintf("usage: %s %s|shutdown [ARGS...]\n", ToolName, strings.Join(names, "|"))}
 }
 
-// Main runs one mode: rocketmq-benchmark producer|consumer|batchproducer
-// ARGS..., or shutdown producer|consumer|tproducer|bproducer.
+// Main runs one mode: rocketmq-benchmark producer|consumer|batchproducer|
+// tproducer ARGS..., or shutdown producer|consumer|tproducer|bproducer.
 func Main(ctx context.Context, args []string, sys cli.IO) int {
 	rel, err := releases.Select(sys.Getenv)
 	if err != nil {
@@ -77,6 +78,8 @@ func Main(ctx context.Context, args []string, sys cli.IO) int {
 		tests, err = consume(ctx, d, p, sys.Getenv, out, errOut)
 	case "batchproducer":
 		tests, err = produceBatches(ctx, d, p, out, errOut)
+	case "tproducer":
+		tests, err = produceTransactions(ctx, d, p, sys.Getenv, out, errOut)
 	}
 	rec.Tests = tests
 	if rec.Tests == nil {

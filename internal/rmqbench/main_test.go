@@ -28,8 +28,8 @@ func TestMainEndings(t *testing.T) {
 		stdout string // the whole stdout when it ends in a newline, else its start
 		stderr string
 	}{
-		{"no mode", nil, nil, 2, "", "usage: rocketmq-benchmark batchproducer|consumer|producer|shutdown [ARGS...]\n"},
-		{"unknown mode", nil, []string{"tproducer"}, 2, "", "usage: rocketmq-benchmark batchproducer|consumer|producer|shutdown [ARGS...]\n"},
+		{"no mode", nil, nil, 2, "", "usage: rocketmq-benchmark batchproducer|consumer|producer|tproducer|shutdown [ARGS...]\n"},
+		{"unknown mode", nil, []string{"Producer"}, 2, "", "usage: rocketmq-benchmark batchproducer|consumer|producer|tproducer|shutdown [ARGS...]\n"},
 		{"bad release", map[string]string{"PERFCLONES_ROCKETMQ_VERSION": "9"}, []string{"producer"}, 2, "",
 			"perfclones: PERFCLONES_ROCKETMQ_VERSION=9 is not a release this tool emulates (known: 5.3, 4.9)\n"},
 		{"help", nil, []string{"consumer", "-h"}, 0, "usage: benchmarkConsumer [-a <arg>]", ""},
@@ -45,6 +45,7 @@ func TestMainEndings(t *testing.T) {
 			"topic: BenchmarkTest, threadCount 20, group: benchmark_consumer, suffix: false, filterType: XML, expression: /nonexistent, msgTraceEnable: false, aclEnable: false, reportInterval: 10000\n",
 			"Exception in thread \"main\" java.lang.IllegalArgumentException: Not support filter type! XML\n"},
 		{"threads", nil, []string{"producer", "-w", "0"}, 1, "", "Exception in thread \"main\" java.lang.IllegalArgumentException\n"},
+		{"tproducer help", nil, []string{"tproducer", "-h"}, 0, "usage: TransactionProducer [-a <arg>] [-ak <arg>] [-b <arg>] [-cr <arg>]", ""},
 		{"shutdown usage", nil, []string{"shutdown"}, 0, "Usage: shutdown producer | consumer | tproducer | bproducer\n", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 // mode is one of the benchmark's programs: the class a distribution script
 // starts, the app name its help prints, and its options.
 type mode struct {
-	Name string // producer, consumer, batchproducer
+	Name string // producer, consumer, batchproducer, tproducer
 	App  string // benchmarkProducer ...
 	// options lists the program's options in the order the Java code adds
 	// them (ServerUtil's -h and -n first), which is the order ambiguous
@@ -135,12 +135,33 @@ var batchProducerMode = mode{Name: "batchproducer", App: "benchmarkBatchProducer
 	return o
 }}
 
+var transactionProducerMode = mode{Name: "tproducer", App: "TransactionProducer", options: func(d *diff) []javaopts.CommonsOption {
+	o := append(common(),
+		opt("w", "threadCount", "Thread count, Default: 32"),
+		opt("s", "messageSize", "Message Size, Default: 2048"),
+		opt("t", "topic", "Topic name, Default: BenchmarkTest"),
+		opt("sr", "send rollback rate", "Send rollback rate, Default: 0.0"),
+		opt("su", "send unknown rate", "Send unknown rate, Default: 0.0"),
+		opt("cr", "check rollback rate", "Check rollback rate, Default: 0.0"),
+		opt("cu", "check unknown rate", "Check unknown rate, Default: 0.0"),
+		opt("b", "test batch id", "test batch id, Default: System.currentMillis()"),
+		opt("i", "send interval", "sleep interval in millis between messages, Default: 0"),
+	)
+	o = append(o, aclOptions()...)
+	o = append(o, opt("m", "msgTraceEnable", "Message Trace Enable, Default: false"))
+	if d.ReportInterval {
+		o = append(o, reportIntervalOption())
+	}
+	return o
+}}
+
 // modes are the programs by the name the multi-call binary and the
 // distribution scripts use.
 var modes = map[string]*mode{
 	"producer":      &producerMode,
 	"consumer":      &consumerMode,
 	"batchproducer": &batchProducerMode,
+	"tproducer":     &transactionProducerMode,
 }
 
 // parsed is a parsed command line: its values by option key.

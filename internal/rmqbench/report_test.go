@@ -6,6 +6,7 @@ import (
 	"github.com/perfclones/perfclones/internal/cli"
 	"math"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -222,4 +223,21 @@ func asExit(err error) *cli.Exit {
 		return ex
 	}
 	return nil
+}
+
+func TestTransactionLines(t *testing.T) {
+	now := time.Date(2025, 3, 14, 10, 21, 7, 481_000_000, time.Local)
+	var w []txSnap
+	for i := int64(0); i < 10; i++ {
+		w = append(w, txSnap{At: 1000 * i, SendOK: 240 * i, SendFailed: i, RTTotal: 240 * i * 28 / 10, Checks: 2 * i})
+	}
+	want5 := "Current Time: 2025-03-14 10:21:07,481 | Send TPS:   240 | Max RT(ms):   292 | AVG RT(ms): 2.8 | Send Failed: 9 | Check: 18 | UnexpectedCheck: 0 | DuplicatedCheck: 0"
+	if got := txLine(rel(t, "5.3"), now, w, 292); got != want5 {
+		t.Errorf("5.x:\n%s\nwant\n%s", got, want5)
+	}
+	// 4.9 counts failed attempts in Send TPS and ends the line with a blank.
+	want49 := "Current Time: " + strconv.FormatInt(now.UnixMilli(), 10) + " Send TPS:  241 Max RT(ms):  292 AVG RT(ms):2.8 Send Failed: 9 check: 18 unexpectedCheck: 0 duplicatedCheck: 0 "
+	if got := txLine(rel(t, "4.9"), now, w, 292); got != want49 {
+		t.Errorf("4.9:\n%q\nwant\n%q", got, want49)
+	}
 }
