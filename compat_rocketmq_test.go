@@ -582,3 +582,59 @@ func TestCompatRocketMQTransactionProducer(t *testing.T) {
 		})
 	}
 }
+
+var (
+	rmqBatchLine5 = regexp.MustCompile(`^` + rmqTime5 + ` \| Send TPS: \d+ \| Send MPS: \d+ \| Max RT\(ms\): \d+ \| Average RT\(ms\): ` + rmqF73 +
+		` \| Average Message RT\(ms\): ` + rmqF73 + ` \| Send Failed: \d+ \| Send Message Failed: \d+$`)
+	rmqBatchLine49 = regexp.MustCompile(`^Current Time: \d{13} Send TPS: \d+ Send MPS: \d+ Max RT\(ms\): \d+ Average RT\(ms\): ` + rmqF73 +
+		` Average Message RT\(ms\): ` + rmqF73 + ` Send Failed: \d+ Send Message Failed: \d+$`)
+)
+
+// TestCompatRocketMQBatchProducer runs batchproducer.sh's program for 13 s
+// on a topic of its own and stops it with SIGTERM: the start-up lines, the
+// periodic lines, exit 143, and the messages it counts are the topic's.
+func TestCompatRocketMQBatchProducer(t *testing.T) {
+	r := newRMQ(t)
+	topic := fmt.Sprintf("rmq-batch-%d", time.Now().UnixNano())
+	r.createTopic(t, r.env.Namesrv, r.env.Cluster, topic, "4")
+	for _, tc := range []struct {
+		release string
+		args    []string
+		header  []string
+		line    *regexp.Regexp
+	}{
+		{"5.3", []string{"-ri", "1000"}, []string{
+			"topic: " + topic + ", threadCount: 8, messageSize: 128, batchSize: 16, keyEnable: false, propertySize: 0, tagCount: 0, traceEnable: false, aclEnable: false",
+			" compressEnable: false, reportInterval: 1000"}, rmqBatchLine5},
+		{"4.9", nil, []string{
+			"topic: " + topic + " threadCount: 8 messageSize: 128 batchSize: 16 keyEnable: false propertySize: 0 tagCount: 0 traceEnable: false aclEnable: false"},
+			rmqBatchLine49},
+	} {
+		t.Run(tc.release, func(t *testing.T) {
+			before := r.maxOffsets(t, r.env.Namesrv, topic)
+			run := r.run(t, tc.release, 13*time.Second, time.Minute, "batchproducer",
+				append([]string{"-n", r.env.Namesrv, "-t", topic, "-w", "8"}, tc.args...)...)
+			if run.rc != 143 || run.stderr != "" {
+				t.Fatalf("exit %d, stderr:\n%s", run.rc, run.stderr)
+			}
+			lines := rmqLines(run.stdout)
+			if len(lines) <= len(tc.header) {
+				t.Fatalf("stdout:\n%s", run.stdout)
+			}
+			for i, h := range tc.header {
+				if lines[i] != h {
+					t.Errorf("header line %d:\n%q\nwant\n%q", i+1, lines[i], h)
+				}
+			}
+			for _, l := range lines[len(tc.header):] {
+				if !tc.line.MatchString(l) || !rmqF73OK(l) {
+					t.Errorf("not a %s batch line:\n%q", tc.release, l)
+				}
+			}
+			stored := r.maxOffsets(t, r.env.Namesrv, topic) - before
+			if run.result == nil || run.result.Tests[0].Counts.Operations != stored {
+				t.Errorf("broker stored %d, result file: %+v", stored, run.result)
+			}
+		})
+	}
+}
