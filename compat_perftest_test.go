@@ -630,3 +630,47 @@ func TestPerfTestMultiAndWebServer(t *testing.T) {
 		t.Logf("screenshot: %s", shot)
 	}
 }
+
+// TestPerfTestResultMatchesPrintedSummary: as 2.22 the summary prints the
+// whole run's latency percentiles; the result file's histograms give the
+// same values, and count no more samples than messages.
+func TestPerfTestResultMatchesPrintedSummary(t *testing.T) {
+	env := testenv.RabbitMQ(t)
+	ours := ourTool(t, "perftest")
+	deleteExchange(t, env.URI, "direct")
+	file := filepath.Join(t.TempDir(), "result.json")
+	got := runCommand(t, []string{ours, "-h", env.URI, "-x", "1", "-y", "1", "-z", "3", "-c", "50", "-r", "3000"}, 60*time.Second, false, "",
+		[]string{"PERFCLONES_PERFTEST_VERSION=2.22", "PERFCLONES_RESULT=" + file})
+	if got.rc != 0 {
+		t.Fatalf("exit code %d: %s", got.rc, got.stderr)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := resulttest.Validate(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := map[string]int{}
+	for i, tst := range run.Tests {
+		tests[tst.Name] = i
+	}
+	for _, c := range []struct{ test, hist, label string }{{"consume", "consume", "consumer"}, {"publish", "confirm", "confirm"}} {
+		m := regexp.MustCompile(`(?m)^id: test-[0-9-]+, ` + c.label + ` latency min/median/75th/95th/99th ([0-9]+)/([0-9]+)/([0-9]+)/([0-9]+)/([0-9]+) µs$`).FindStringSubmatch(got.stdout)
+		if m == nil {
+			t.Fatalf("no %s latency summary in\n%s", c.label, got.stdout)
+		}
+		tst := run.Tests[tests[c.test]]
+		l := tst.Latency[c.hist]
+		if l == nil || l.Count == 0 || l.Count > tst.Counts.Operations {
+			t.Fatalf("%s histogram %+v for %d operations", c.hist, l, tst.Counts.Operations)
+		}
+		want := []int64{l.Min, l.Percentiles["50"], l.Percentiles["75"], l.Percentiles["95"], l.Percentiles["99"]}
+		for i, w := range want {
+			if printed, _ := strconv.ParseInt(m[i+1], 10, 64); printed != w {
+				t.Errorf("%s latency value %d: printed %d, result file %d", c.label, i, printed, w)
+			}
+		}
+	}
+}
