@@ -151,3 +151,22 @@ func TestUnknownReleaseIsRefused(t *testing.T) {
 		t.Errorf("code %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }
+
+func TestOtherReleasesOptionsAreAccepted(t *testing.T) {
+	// -l is 2.18's; as 2.22 it is accepted, named on stderr, and the run
+	// goes on (here to the unreachable broker).
+	code, _, stderr := runMain(t, "2.22", []string{"-l", "-h", "amqp://127.0.0.1:1"}, nil)
+	if code != 1 || !strings.Contains(stderr, "does not act on -l") || !strings.Contains(stderr, "java.net.ConnectException") {
+		t.Errorf("2.22 -l: code %d, stderr %q", code, stderr)
+	}
+	// --verbose is 2.20+'s; as 2.18 it is accepted the same way.
+	code, _, stderr = runMain(t, "2.18", []string{"--verbose", "-h", "amqp://127.0.0.1:1"}, nil)
+	if code != 1 || !strings.Contains(stderr, "does not act on -verbose") {
+		t.Errorf("2.18 --verbose: code %d, stderr %q", code, stderr)
+	}
+	// A name no release has is the release's parse error.
+	code, _, stderr = runMain(t, "2.18", []string{"--nonesuch"}, nil)
+	if code != 0 || stderr != "Parsing failed. Reason: Unrecognized option: --nonesuch\n" {
+		t.Errorf("--nonesuch: code %d, stderr %q", code, stderr)
+	}
+}

@@ -171,6 +171,16 @@ func parseOptions(d *diff, args []string, getenv func(string) string, clock func
 	all := append(append([]javaopts.CommonsOption{}, d.options...), d.metricsOptions...)
 	parser := &javaopts.CommonsParser{Options: all}
 	line, err := parser.Parse(args)
+	if err != nil && strings.HasPrefix(err.Error(), "Unrecognized option: ") {
+		// Options of the other releases stay accepted (and are named on
+		// stderr when this release does not act on them); a line the
+		// release's own table rejects for any other reason, or that no
+		// release knows, gets the release's error.
+		union := withOtherReleases(all)
+		if l, uerr := (&javaopts.CommonsParser{Options: union}).Parse(args); uerr == nil {
+			line, err, all = l, nil, union
+		}
+	}
 	if err != nil {
 		return nil, &cli.Exit{Code: 0, Stderr: "Parsing failed. Reason: " + err.Error() + "\n", Stdout: parser.Help("<program>")}
 	}
@@ -200,6 +210,27 @@ func parseOptions(d *diff, args []string, getenv func(string) string, clock func
 		return nil, err
 	}
 	return o, nil
+}
+
+// withOtherReleases is table followed by every option of the other
+// releases whose names it lacks.
+func withOtherReleases(table []javaopts.CommonsOption) []javaopts.CommonsOption {
+	have := map[string]bool{}
+	for _, o := range table {
+		have[o.Key()], have["--"+o.Long] = true, o.Long != ""
+	}
+	out := append([]javaopts.CommonsOption{}, table...)
+	for _, rel := range releases.List {
+		for _, group := range [][]javaopts.CommonsOption{rel.Diff.options, rel.Diff.metricsOptions} {
+			for _, o := range group {
+				if !have[o.Key()] && (o.Long == "" || !have["--"+o.Long]) {
+					out = append(out, o)
+					have[o.Key()], have["--"+o.Long] = true, o.Long != ""
+				}
+			}
+		}
+	}
+	return out
 }
 
 // envHelp is -env's usage: the options' environment-variable names, with
@@ -413,6 +444,16 @@ func readOptions(d *diff, c *commandLine) (*options, error) {
 			o.ignored = append(o.ignored, "-"+key)
 		}
 	}
+	if !d.legacyMetrics && c.byKey["l"] != nil && c.line.Has("l") {
+		o.ignored = append(o.ignored, "-l")
+	}
+	if !d.metricsRefactor {
+		for _, key := range []string{"mf", "sq"} {
+			if c.byKey[key] != nil && c.line.Has(key) {
+				o.ignored = append(o.ignored, "-"+key)
+			}
+		}
+	}
 	for _, m := range d.metricsOptions {
 		if c.line.Has(m.Key()) && m.Key() != "mh" {
 			o.ignored = append(o.ignored, "-"+m.Key())
@@ -497,5 +538,5 @@ func ignoredNotice(ignored []string) string {
 	if len(ignored) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("perfclones: perftest does not implement %s yet; ignored\n", strings.Join(ignored, ", "))
+	return fmt.Sprintf("perfclones: perftest accepts but does not act on %s (another release's option, or not implemented)\n", strings.Join(ignored, ", "))
 }
