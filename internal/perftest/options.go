@@ -48,7 +48,9 @@ type options struct {
 	exclusive                          bool
 	quorum                             bool
 	nack, requeue                      bool
-	metricsFormat                      string // "default" or "compact" (2.19+)
+	metricsFormat                      string  // "default" or "compact" (2.19+)
+	publishingInterval                 float64 // -P, seconds; 0 = off
+	exitWhen                           string  // -ew: "", "empty" or "idle"
 	shutdownTimeout                    int
 	// ignored lists options given that this clone parses but does not act
 	// on; Main names them on stderr.
@@ -336,7 +338,7 @@ func readOptions(d *diff, c *commandLine) (*options, error) {
 		if msg := checkPublishingInterval(v); msg != "" {
 			return nil, validation(d, false, "Invalid value for --publishing-interval: "+msg)
 		}
-		o.ignored = append(o.ignored, "-P")
+		o.publishingInterval, _ = strconv.ParseFloat(v, 64)
 	}
 	for _, key := range []string{"vr", "vs", "vl"} {
 		for _, v := range c.list(key) {
@@ -403,7 +405,7 @@ func readOptions(d *diff, c *commandLine) (*options, error) {
 		if ew != "empty" && ew != "idle" {
 			return nil, validation(d, false, "--exit-when must be 'empty' or 'idle'.")
 		}
-		o.ignored = append(o.ignored, "-ew")
+		o.exitWhen = ew
 	}
 	if d.metricsRefactor && o.metricsFormat != "default" && o.metricsFormat != "compact" {
 		return nil, validation(d, true, "Unknown metrics formatter: "+o.metricsFormat+". Possible values are compact, default.")
@@ -435,7 +437,7 @@ func readOptions(d *diff, c *commandLine) (*options, error) {
 			o.queues = append(o.queues, strings.TrimSpace(l))
 		}
 	}
-	for _, key := range []string{"m", "n", "po", "B", "jb", "sst", "niot", "niotp", "mp", "rkcs", "prsd", "pst", "ca", "sni", "se", "udsc",
+	for _, key := range []string{"po", "B", "jb", "sst", "niot", "niotp", "mp", "rkcs", "prsd", "pst", "ca", "sni", "se", "udsc",
 		"dcr", "cri", "hst", "ctp", "pi", "T", "sul", "bfc", "bc",
 		// 2.19+ options
 		"mlb", "smssb", "ll", "ma", "sco", "csd", "em", "ei", "isn", "ist", "o2uri", "o2id", "o2sec", "o2gr", "o2p",

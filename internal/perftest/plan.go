@@ -68,9 +68,11 @@ type producerPlan struct {
 	randomKey     bool
 	mandatory     bool
 	persistent    bool
-	rate          float64 // msg/s; <0 unlimited, 0 never publishes
-	msgCount      int     // 0 = unlimited
-	confirm       int64   // -1 off, 0 confirm mode without window
+	rate          float64       // msg/s; <0 unlimited, 0 never publishes
+	msgCount      int           // 0 = unlimited
+	txSize        int           // -m: commit every txSize publishes
+	every         time.Duration // -P: one message per interval
+	confirm       int64         // -1 off, 0 confirm mode without window
 	confirmWait   time.Duration
 	size          int
 	useMillis     bool
@@ -101,6 +103,8 @@ type consumerPlan struct {
 	nack, requeue   bool
 	useMillis       bool
 	dropZeroLatency bool
+	txSize          int    // -n: commit every txSize acknowledgements
+	exitWhen        string // -ew: "", "idle" or "empty"
 }
 
 // newUUID is a random (version 4) UUID, as java.util.UUID.randomUUID.
@@ -181,7 +185,7 @@ func buildPlan(rel *diff, o *options, id string) *plan {
 				prefetch: o.consumerPrefetch, globalPrefetch: o.channelPrefetch,
 				msgCount: o.consumerMsgCount, rate: o.consumerRate, latencyMicros: o.consumerLatencyMicros,
 				nack: o.nack, requeue: o.requeue, useMillis: o.useMillis, dropZeroLatency: rel.dropZeroLatency,
-				routingKey: keyOf(n),
+				routingKey: keyOf(n), txSize: o.consumerTx, exitWhen: o.exitWhen,
 			}
 			switch {
 			case sequence != nil:
@@ -205,7 +209,8 @@ func buildPlan(rel *diff, o *options, id string) *plan {
 			p.producers = append(p.producers, producerPlan{
 				conn: c, channel: ch, routingKey: keyOf(n), randomKey: o.randomRoutingKey,
 				mandatory: contains(o.flags, "mandatory"), persistent: contains(o.flags, "persistent"),
-				rate: o.producerRate, msgCount: o.producerMsgCount, confirm: o.confirm,
+				rate: o.producerRate, msgCount: o.producerMsgCount, confirm: o.confirm, txSize: o.producerTx,
+				every:       time.Duration(o.publishingInterval * float64(time.Second)),
 				confirmWait: time.Duration(o.confirmTimeout) * time.Second,
 				size:        o.minMsgSize, useMillis: o.useMillis, exchange: o.exchangeName,
 				declareExchange: p.declareExchange,
@@ -216,7 +221,7 @@ func buildPlan(rel *diff, o *options, id string) *plan {
 	if o.producerMsgCount > 0 {
 		p.countLimits += len(p.producers)
 	}
-	if o.consumerMsgCount > 0 {
+	if o.consumerMsgCount > 0 || o.exitWhen != "" {
 		p.countLimits += len(p.consumers)
 	}
 	return p

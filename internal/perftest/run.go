@@ -432,12 +432,23 @@ func (r *runner) newConsumer(conn *amqp.Connection, cp consumerPlan) (func(conte
 		go func() { wg.Wait(); close(m) }()
 		merged = m
 	}
+	if cp.txSize > 0 {
+		if err := ch.Tx(); err != nil {
+			return nil, err
+		}
+	}
 	closed := ch.NotifyClose(make(chan *amqp.Error, 1))
-	return func(ctx context.Context) { r.consume(ctx, cp, ch, merged, closed) }, nil
+	cp.queues = queues
+	return func(ctx context.Context) { r.consume(ctx, conn, cp, ch, merged, closed) }, nil
 }
 
-func (r *runner) consume(ctx context.Context, cp consumerPlan, ch *amqp.Channel, deliveries <-chan amqp.Delivery, closed chan *amqp.Error) {
+func (r *runner) consume(ctx context.Context, conn *amqp.Connection, cp consumerPlan, ch *amqp.Channel, deliveries <-chan amqp.Delivery, closed chan *amqp.Error) {
 	c := r.c
+	var lastDelivery atomic.Int64
+	lastDelivery.Store(time.Now().UnixNano())
+	if cp.exitWhen != "" {
+		go r.watchExit(ctx, conn, cp, &lastDelivery)
+	}
 	interval := c.consumeInterval.NewRecorder()
 	total := c.consumeTotal.NewRecorder()
 	defer interval.Flush()
@@ -462,6 +473,7 @@ func (r *runner) consume(ctx context.Context, cp consumerPlan, ch *amqp.Channel,
 			continue // past -D: neither counted nor acknowledged
 		}
 		count++
+		lastDelivery.Store(time.Now().UnixNano())
 		c.received.Add(1)
 		c.receivedBytes.Add(int64(len(d.Body)))
 		if len(d.Body) >= 12 && d.RoutingKey == cp.routingKey {
@@ -500,6 +512,9 @@ func (r *runner) consume(ctx context.Context, cp consumerPlan, ch *amqp.Channel,
 				_ = d.Ack(true)
 				sinceAck = 0
 			}
+			if cp.txSize > 0 && count%cp.txSize == 0 {
+				_ = ch.TxCommit()
+			}
 		}
 		if cp.rate > 0 {
 			due := start.Add(time.Duration(float64(count) / cp.rate * float64(time.Second)))
@@ -511,6 +526,45 @@ func (r *runner) consume(ctx context.Context, cp consumerPlan, ch *amqp.Channel,
 			r.reachedLimit("Consumer reached message limit")
 		}
 	}
+}
+
+// watchExit is -ew: from 2 s on, every second, a consumer that had no
+// delivery for more than a second is idle; "empty" also wants its queues
+// to hold no message. Either ends that consumer's part of the run.
+func (r *runner) watchExit(ctx context.Context, conn *amqp.Connection, cp consumerPlan, last *atomic.Int64) {
+	if clock.Sleep(ctx, 2*time.Second) != nil {
+		return
+	}
+	for {
+		if time.Since(time.Unix(0, last.Load())) > time.Second {
+			if cp.exitWhen == "idle" {
+				r.reachedLimit("Consumer is idle for more than 1 second")
+				return
+			}
+			if r.queuesEmpty(conn, cp.queues) {
+				r.reachedLimit("Consumer queue(s) empty")
+				return
+			}
+		}
+		if clock.Sleep(ctx, time.Second) != nil {
+			return
+		}
+	}
+}
+
+func (r *runner) queuesEmpty(conn *amqp.Connection, queues []string) bool {
+	ch, err := conn.Channel()
+	if err != nil {
+		return false
+	}
+	defer ch.Close()
+	for _, q := range queues {
+		st, err := ch.QueueDeclarePassive(q, false, false, false, false, nil)
+		if err != nil || st.Messages > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // pause is -L's simulated processing: a sleep from 1 ms, a busy wait below.
@@ -553,6 +607,11 @@ func (r *runner) newProducer(conn *amqp.Connection, pp producerPlan) (func(conte
 				r.c.returned.Add(1)
 			}
 		}()
+	}
+	if pp.txSize > 0 {
+		if err := ch.Tx(); err != nil {
+			return nil, err
+		}
 	}
 	closed := ch.NotifyClose(make(chan *amqp.Error, 1))
 	return func(ctx context.Context) { r.produce(ctx, pp, ch, confirms, closed) }, nil
@@ -647,6 +706,19 @@ func (r *runner) produce(ctx context.Context, pp producerPlan, ch *amqp.Channel,
 		}
 		c.published.Add(1)
 		c.publishedBytes.Add(int64(size))
+		if pp.txSize > 0 && (n+1)%pp.txSize == 0 {
+			if err := ch.TxCommit(); err != nil && ctx.Err() == nil {
+				r.fail("Error in producer ("+err.Error()+")", err)
+				return
+			}
+		}
+		if pp.every > 0 {
+			// -P: one message per interval, on a fixed schedule.
+			if clock.Sleep(ctx, time.Until(start.Add(time.Duration(n+1)*pp.every))) != nil {
+				return
+			}
+			continue
+		}
 		if pp.rate > 0 {
 			due := start.Add(time.Duration(float64(n+1) / pp.rate * float64(time.Second)))
 			if wait := time.Until(due); wait > 0 {
