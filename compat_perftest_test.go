@@ -431,28 +431,47 @@ func (p *cuttableProxy) cut() {
 	p.conns = nil
 }
 
-// TestPerfTestBrokerLostMidRun: when the broker goes away mid-run the
-// run ends within seconds with the stop line naming why and the summary,
-// never a hang; a broker that is not there at all is PerfTest's
-// ConnectException, exit 1, at once.
+// TestPerfTestBrokerLostMidRun: a broker that goes away mid-run. With
+// -dcr (no recovery) the run ends at once with the agent's reason and the
+// summary, as PerfTest's does; with recovery (the default) PerfTest stays
+// silent until -z and ends as usual, which ours does too, naming the loss
+// on stderr, and without -z ours ends at once rather than wait forever.
+// A broker that is not there at all is the ConnectException, exit 1, at
+// once.
 func TestPerfTestBrokerLostMidRun(t *testing.T) {
 	env := testenv.RabbitMQ(t)
 	ours := ourTool(t, "perftest")
-	u, err := url.Parse(env.URI)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := newCuttableProxy(t, u.Host)
-	u.Host = proxy.ln.Addr().String()
-	deleteExchange(t, env.URI, "direct")
-	time.AfterFunc(2*time.Second, proxy.cut)
-	got := runCommand(t, []string{ours, "-h", u.String(), "-x", "1", "-y", "1", "-r", "1000", "-z", "60"}, 20*time.Second, false, "", nil)
-	if got.timedOut || got.elapsed > 10*time.Second {
-		t.Fatalf("still running %s after the broker went away", got.elapsed)
-	}
-	if !regexp.MustCompile(`(?m)^test stopped \((Consumer shut down|Error in producer \(.*\))`).MatchString(got.stdout) ||
-		!strings.Contains(got.stdout, "receiving rate avg: ") {
-		t.Errorf("no stop line with the reason and summary:\n%s\nstderr: %s", got.stdout, got.stderr)
+	for _, tc := range []struct {
+		name      string
+		args      []string
+		stop      *regexp.Regexp
+		most      time.Duration
+		lossNoted bool
+	}{
+		{"without recovery", []string{"-dcr", "-z", "60"}, regexp.MustCompile(`(?m)^test stopped \((Consumer shut down|Error in producer \(.*\))`), 10 * time.Second, false},
+		{"with recovery and -z", []string{"-z", "6"}, regexp.MustCompile(`(?m)^test stopped \(Reached time limit\)$`), 12 * time.Second, true},
+		{"with recovery, no -z", nil, regexp.MustCompile(`(?m)^test stopped$`), 10 * time.Second, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			u, err := url.Parse(env.URI)
+			if err != nil {
+				t.Fatal(err)
+			}
+			proxy := newCuttableProxy(t, u.Host)
+			u.Host = proxy.ln.Addr().String()
+			time.AfterFunc(2*time.Second, func() { proxy.ln.Close(); proxy.cut() })
+			args := append([]string{ours, "-h", u.String(), "-e", "perfclones-lost", "-x", "1", "-y", "1", "-r", "1000"}, tc.args...)
+			got := runCommand(t, args, 30*time.Second, false, "", nil)
+			if got.timedOut || got.elapsed > tc.most {
+				t.Fatalf("still running %s after the broker went away", got.elapsed)
+			}
+			if got.rc != 0 || !tc.stop.MatchString(got.stdout) || !strings.Contains(got.stdout, "receiving rate avg: ") {
+				t.Errorf("exit code %d, stop line or summary missing:\n%s\nstderr: %s", got.rc, got.stdout, got.stderr)
+			}
+			if noted := strings.Contains(got.stderr, "connection lost"); noted != tc.lossNoted {
+				t.Errorf("stderr %q", got.stderr)
+			}
+		})
 	}
 
 	down := runCommand(t, []string{ours, "-h", "amqp://127.0.0.1:1", "-z", "5"}, 20*time.Second, false, "", nil)

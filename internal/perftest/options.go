@@ -51,6 +51,7 @@ type options struct {
 	metricsFormat                      string  // "default" or "compact" (2.19+)
 	publishingInterval                 float64 // -P, seconds; 0 = off
 	exitWhen                           string  // -ew: "", "empty" or "idle"
+	disableRecovery                    bool    // -dcr
 	shutdownTimeout                    int
 	// ignored lists options given that this clone parses but does not act
 	// on; Main names them on stderr.
@@ -325,6 +326,7 @@ func readOptions(d *diff, c *commandLine) (*options, error) {
 	o.consumerLatencyMicros = num("L", 0)
 	o.exclusive = c.has("E")
 	o.shutdownTimeout = num("st", 5)
+	o.disableRecovery = c.has("dcr")
 	o.nack = c.has("na")
 	o.requeue = strings.EqualFold(c.str("re", "true"), "true")
 	o.metricsFormat = "default"
@@ -438,7 +440,7 @@ func readOptions(d *diff, c *commandLine) (*options, error) {
 		}
 	}
 	for _, key := range []string{"po", "B", "jb", "sst", "niot", "niotp", "mp", "rkcs", "prsd", "pst", "ca", "sni", "se", "udsc",
-		"dcr", "cri", "hst", "ctp", "pi", "T", "sul", "bfc", "bc",
+		"cri", "hst", "ctp", "pi", "T", "sul", "bfc", "bc",
 		// 2.19+ options
 		"mlb", "smssb", "ll", "ma", "sco", "csd", "em", "ei", "isn", "ist", "o2uri", "o2id", "o2sec", "o2gr", "o2p",
 		"verbose", "verbose-full", "cal", "tsbs", "trbs", "tnd"} {

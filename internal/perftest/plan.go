@@ -52,6 +52,9 @@ type plan struct {
 	countLimits int // channels that end the run when they reach their limit
 	// quiet runs print nothing (PerfTestMulti's scenarios).
 	quiet bool
+	// recovery is the Java client's automatic connection recovery (on
+	// unless -dcr): a lost connection does not end the run.
+	recovery bool
 }
 
 type queueSettings struct {
@@ -133,6 +136,7 @@ func buildPlan(rel *diff, o *options, id string) *plan {
 		frameMax:        o.frameMax,
 		compact:         o.metricsFormat == "compact",
 		csvPath:         o.outputFile,
+		recovery:        !o.disableRecovery,
 		consumerConns:   max(o.consumers, 0),
 		producerConns:   max(o.producers, 0),
 	}

@@ -116,6 +116,22 @@ func (r *runner) reachedLimit(reason string) {
 	}
 }
 
+// lost is an agent's connection going away. Without recovery (-dcr) it
+// ends the run with the agent's reason, as PerfTest's does. With
+// recovery, PerfTest stays silent and keeps running (until -z); this
+// clone does not reconnect: it names the loss on stderr, and ends the
+// run with the summary at once when there is no time limit to wait for.
+func (r *runner) lost(reason string, err error) {
+	if !r.p.recovery {
+		r.fail(reason, err)
+		return
+	}
+	r.stderr("perfclones: connection lost (" + err.Error() + "); PerfTest would recover it, perftest does not reconnect")
+	if r.p.timeLimit <= 0 {
+		r.finish()
+	}
+}
+
 func (r *runner) fail(reason string, err error) {
 	r.reasons.add(reason)
 	r.fatal.CompareAndSwap(nil, &err)
@@ -465,7 +481,15 @@ func (r *runner) consume(ctx context.Context, conn *amqp.Connection, cp consumer
 		}
 		if !ok {
 			if ctx.Err() == nil {
-				r.fail("Consumer shut down", errors.New("consumer channel closed"))
+				err := errors.New("consumer channel closed")
+				select {
+				case e, ok := <-closed:
+					if ok && e != nil {
+						err = e
+					}
+				case <-time.After(100 * time.Millisecond):
+				}
+				r.lost("Consumer shut down", err)
 			}
 			return
 		}
@@ -701,14 +725,14 @@ func (r *runner) produce(ctx context.Context, pp producerPlan, ch *amqp.Channel,
 			if ctx.Err() != nil {
 				return
 			}
-			r.fail("Error in producer ("+err.Error()+")", err)
+			r.lost("Error in producer ("+err.Error()+")", err)
 			return
 		}
 		c.published.Add(1)
 		c.publishedBytes.Add(int64(size))
 		if pp.txSize > 0 && (n+1)%pp.txSize == 0 {
 			if err := ch.TxCommit(); err != nil && ctx.Err() == nil {
-				r.fail("Error in producer ("+err.Error()+")", err)
+				r.lost("Error in producer ("+err.Error()+")", err)
 				return
 			}
 		}
