@@ -638,3 +638,37 @@ func TestCompatRocketMQBatchProducer(t *testing.T) {
 		})
 	}
 }
+
+// TestCompatRocketMQAcl runs the producer against the acl group's broker,
+// which authenticates every request: with -a true and the default keys the
+// sends are stored (the broker's offsets grow by the count); without -a, or
+// with a wrong -sk, the broker refuses each send (Response Failed), and a
+// -q run still ends with its summary.
+func TestCompatRocketMQAcl(t *testing.T) {
+	r := newRMQ(t)
+	if out, err := exec.Command(r.env.NodeScript, "start", "acl").CombinedOutput(); err != nil {
+		t.Fatalf("%s start acl: %v\n%s", r.env.NodeScript, err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command(r.env.NodeScript, "stop", "acl").Run() })
+	header := producerHeader5(r.env.Topic, 4, 128, 400, 10000)
+	header[0] = strings.Replace(header[0], "aclEnable: false", "aclEnable: true", 1)
+	before := r.maxOffsets(t, r.env.AclNamesrv, r.env.Topic)
+	run := r.run(t, "5.3", 0, 2*time.Minute, "producer", "-n", r.env.AclNamesrv, "-t", r.env.Topic, "-w", "4", "-q", "400", "-a", "true")
+	if run.rc != 0 || run.stderr != "" {
+		t.Fatalf("exit %d, stderr:\n%s", run.rc, run.stderr)
+	}
+	total, failed, _ := checkProducerOutput(t, "5.3", run.stdout, header, true)
+	stored := r.maxOffsets(t, r.env.AclNamesrv, r.env.Topic) - before
+	ok := run.result.Tests[0].Counts.Operations
+	if total != 400 || failed != 0 || ok == 0 || stored != ok {
+		t.Errorf("with the keys: Send Total %d, Send Failed %d, %d sent, broker stored %d", total, failed, ok, stored)
+	}
+	for _, args := range [][]string{{}, {"-a", "true", "-sk", "wrong"}} {
+		run := r.run(t, "5.3", 0, time.Minute, "producer", append([]string{"-n", r.env.AclNamesrv, "-t", r.env.Topic, "-w", "4", "-q", "4"}, args...)...)
+		want := "[Complete] Send Total: 0 | Send TPS: 0 | Max RT(ms): 0 | Average RT(ms):     NaN | Send Failed: 0 | Response Failed: 4"
+		lines := rmqLines(run.stdout)
+		if run.rc != 0 || len(lines) == 0 || lines[len(lines)-1] != want {
+			t.Errorf("%v: exit %d\n%s%s\nwant last line\n%s", args, run.rc, run.stdout, run.stderr, want)
+		}
+	}
+}

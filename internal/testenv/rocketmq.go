@@ -21,8 +21,12 @@ type RocketMQEnv struct {
 	// FaultNamesrv is the name server of the fault group, which only the
 	// fault tests start and stop, with NodeScript (PERF_ROCKETMQ_FAULT_NAMESRV).
 	FaultNamesrv string
+	// AclNamesrv is the name server of the acl group, whose broker checks
+	// ACL signatures (user rocketmq2, secret 12345678); only the ACL test
+	// starts it, with NodeScript (PERF_ROCKETMQ_ACL_NAMESRV).
+	AclNamesrv string
 	// NodeScript is scripts/rocketmq/node (PERF_ROCKETMQ_NODE):
-	// `NodeScript start|stop|stop-broker main|fault` and
+	// `NodeScript start|stop|stop-broker main|fault|acl` and
 	// `NodeScript admin ARGS...` (RocketMQ's mqadmin, run inside the
 	// namespace; topicStatus -n NAMESRV -t TOPIC lists the max offsets).
 	NodeScript string
@@ -43,6 +47,7 @@ func RocketMQ(t testing.TB) RocketMQEnv {
 		"PERF_ROCKETMQ_GROUP",
 		"PERF_ROCKETMQ_QUEUES",
 		"PERF_ROCKETMQ_FAULT_NAMESRV",
+		"PERF_ROCKETMQ_ACL_NAMESRV",
 		"PERF_ROCKETMQ_NODE",
 	)
 	env := RocketMQEnv{
@@ -53,6 +58,7 @@ func RocketMQ(t testing.TB) RocketMQEnv {
 		Group:        v["PERF_ROCKETMQ_GROUP"],
 		Queues:       v["PERF_ROCKETMQ_QUEUES"],
 		FaultNamesrv: v["PERF_ROCKETMQ_FAULT_NAMESRV"],
+		AclNamesrv:   v["PERF_ROCKETMQ_ACL_NAMESRV"],
 		NodeScript:   v["PERF_ROCKETMQ_NODE"],
 		Version:      lookup("PERF_ROCKETMQ_VERSION"),
 	}

@@ -17,6 +17,9 @@
 #   main    name server :9876, broker broker-a :10911, for every test
 #   fault   name server :9886, broker broker-f :10931, started and stopped by
 #           the fault tests only (scripts/rocketmq/node start|stop fault)
+#   acl     name server :9896, broker broker-acl :10951 with authentication
+#           on (user rocketmq2, secret 12345678: the benchmark's default
+#           -ak/-sk), started by the ACL test (scripts/rocketmq/node start acl)
 #
 # Every start of a broker wipes its store, so each harness start begins empty
 # (the broker's RSS grows with its mapped commit log). The seed's topic
@@ -34,6 +37,10 @@ RMQ_VETH_HOST=pcrmq-h
 RMQ_VETH_NS=pcrmq-n
 RMQ_NETNS_HOST_IP=10.213.0.1
 RMQ_NETNS_IP=10.213.0.2
+
+# The acl group's one user: the benchmark's default -ak/-sk.
+RMQ_ACL_ACCESS_KEY=rocketmq2
+RMQ_ACL_SECRET_KEY=12345678
 
 RMQ_TOPIC=topic-01
 RMQ_GROUP=group-01
@@ -132,10 +139,10 @@ _rocketmq_port_open() {
 # A node is a name server (<group>-namesrv) or a broker (<group>-broker) of
 # the group main or fault.
 
-_rocketmq_namesrv_port() { case "$1" in main) echo 9876 ;; fault) echo 9886 ;; esac; }
-_rocketmq_broker_port() { case "$1" in main) echo 10911 ;; fault) echo 10931 ;; esac; }
-_rocketmq_broker_name() { case "$1" in main) echo broker-a ;; fault) echo broker-f ;; esac; }
-_rocketmq_cluster_name() { case "$1" in main) echo DefaultCluster ;; fault) echo FaultCluster ;; esac; }
+_rocketmq_namesrv_port() { case "$1" in main) echo 9876 ;; fault) echo 9886 ;; acl) echo 9896 ;; esac; }
+_rocketmq_broker_port() { case "$1" in main) echo 10911 ;; fault) echo 10931 ;; acl) echo 10951 ;; esac; }
+_rocketmq_broker_name() { case "$1" in main) echo broker-a ;; fault) echo broker-f ;; acl) echo broker-acl ;; esac; }
+_rocketmq_cluster_name() { case "$1" in main) echo DefaultCluster ;; fault) echo FaultCluster ;; acl) echo AclCluster ;; esac; }
 _rocketmq_port() { # NODE
 	case "$1" in
 	*-namesrv) _rocketmq_namesrv_port "${1%-namesrv}" ;;
@@ -189,6 +196,19 @@ autoCreateSubscriptionGroup=true
 fileReservedTime=1
 diskMaxUsedSpaceRatio=95
 EOF
+		if [ "$group" = acl ]; then
+			# RocketMQ 5.3's authentication (ACL 2.0), which checks the
+			# HMAC signatures of ACL 1.0 clients: one user, the benchmark's
+			# default keys, also for the broker's own client.
+			cat >>"$dir/broker.conf" <<EOF
+authenticationEnabled=true
+authenticationProvider=org.apache.rocketmq.auth.authentication.provider.DefaultAuthenticationProvider
+authenticationMetadataProvider=org.apache.rocketmq.auth.authentication.provider.LocalAuthenticationMetadataProvider
+initAuthenticationUser={"username":"$RMQ_ACL_ACCESS_KEY","password":"$RMQ_ACL_SECRET_KEY"}
+innerClientAuthenticationCredentials={"accessKey":"$RMQ_ACL_ACCESS_KEY","secretKey":"$RMQ_ACL_SECRET_KEY"}
+authConfigPath=$dir/store/auth
+EOF
+		fi
 		;;
 	esac
 }
@@ -289,7 +309,11 @@ rocketmq_admin() {
 _rocketmq_setup() {
 	local group="$1" ns out try
 	ns="$RMQ_NETNS_IP:$(_rocketmq_namesrv_port "$group")"
-	mkdir -p "$RMQ_STATE/admin-home"
+	# The admin tool signs its requests with the keys of
+	# $ROCKETMQ_HOME/conf/tools.yml: the acl group's user (brokers without
+	# authentication ignore the signature).
+	mkdir -p "$RMQ_STATE/admin-home/conf"
+	printf 'accessKey: %s\nsecretKey: %s\n' "$RMQ_ACL_ACCESS_KEY" "$RMQ_ACL_SECRET_KEY" >"$RMQ_STATE/admin-home/conf/tools.yml"
 	# A broker that has just booted may not be registered with its name
 	# server yet: the admin tool then finds no broker of the cluster. Retry.
 	for try in 1 2 3 4 5 6; do
@@ -324,13 +348,19 @@ rocketmq_start() {
 	if [ -n "$fresh" ]; then _rocketmq_setup main; fi
 }
 
+# rocketmq_ensure_setup GROUP: the seed's topic and group exist on a broker
+# that was already running (one started now gets them from _rocketmq_setup).
+rocketmq_ensure_setup() {
+	if ! rocketmq_admin topicRoute -n "$RMQ_NETNS_IP:$(_rocketmq_namesrv_port "$1")" -t "$RMQ_TOPIC" |
+		grep -q "\"writeQueueNums\":$RMQ_QUEUES"; then
+		_rocketmq_setup "$1"
+	fi
+}
+
 rocketmq_wait() {
 	_rocketmq_wait_node main-namesrv 60
 	_rocketmq_wait_node main-broker 60
-	if ! rocketmq_admin topicRoute -n "$RMQ_NETNS_IP:$(_rocketmq_namesrv_port main)" -t "$RMQ_TOPIC" |
-		grep -q "\"writeQueueNums\":$RMQ_QUEUES"; then
-		_rocketmq_setup main
-	fi
+	rocketmq_ensure_setup main
 }
 
 rocketmq_env() {
@@ -341,6 +371,7 @@ rocketmq_env() {
 	env_line PERF_ROCKETMQ_GROUP "$RMQ_GROUP"
 	env_line PERF_ROCKETMQ_QUEUES "$RMQ_QUEUES"
 	env_line PERF_ROCKETMQ_FAULT_NAMESRV "$RMQ_NETNS_IP:$(_rocketmq_namesrv_port fault)"
+	env_line PERF_ROCKETMQ_ACL_NAMESRV "$RMQ_NETNS_IP:$(_rocketmq_namesrv_port acl)"
 	env_line PERF_ROCKETMQ_NETNS "$RMQ_NETNS"
 	env_line PERF_ROCKETMQ_VERSION "$RMQ_VERSION"
 	env_line PERF_ROCKETMQ_LIB "$RMQ_LIB"
@@ -348,6 +379,7 @@ rocketmq_env() {
 }
 
 rocketmq_stop() {
+	rocketmq_group_stop acl
 	rocketmq_group_stop fault
 	rocketmq_group_stop main
 	# The namespace stays: it holds nothing, and other checkouts may share it.
