@@ -201,8 +201,9 @@ func (h *Histogram) Merge(s *Snapshot) error {
 }
 
 // RecorderBatch is how many values a Recorder buffers before it flushes into
-// its Histogram.
-const RecorderBatch = 512
+// its Histogram: enough that the lock is rare, few enough that a tool with
+// thousands of connections (one Recorder each) keeps them small (1 KiB).
+const RecorderBatch = 128
 
 // Recorder is a per-worker buffer in front of a Histogram. It is not safe for
 // concurrent use: give each goroutine its own. Record neither locks nor

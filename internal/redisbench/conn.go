@@ -4,12 +4,14 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -25,12 +27,13 @@ const connectTimeout = 5 * time.Second
 type endpoint struct {
 	host   string
 	port   int
+	unix   bool // -s was given, even as an empty path
 	socket string
 }
 
 // String is the address as the C tool prints it in messages.
 func (e endpoint) String() string {
-	if e.socket != "" {
+	if e.unix {
 		return e.socket
 	}
 	return e.host + ":" + strconv.Itoa(e.port)
@@ -61,10 +64,24 @@ func (d *dialer) dial(ctx context.Context, ep endpoint) (net.Conn, error) {
 	var c net.Conn
 	var err error
 	nd := net.Dialer{Timeout: connectTimeout}
-	if ep.socket != "" {
-		c, err = nd.DialContext(ctx, "unix", ep.socket)
-	} else {
-		c, err = nd.DialContext(ctx, "tcp", net.JoinHostPort(ep.host, strconv.Itoa(ep.port)))
+	switch {
+	case ep.unix:
+		// An empty path is, to connect(2), the abstract socket with an
+		// empty name, which refuses: the C tool's "-s ''" outcome.
+		path := ep.socket
+		if path == "" {
+			path = "@"
+		}
+		c, err = nd.DialContext(ctx, "unix", path)
+	case ep.host == "":
+		// getaddrinfo(3) refuses an empty host without a lookup.
+		return nil, &connectError{addr: ep.String(), reason: "Name or service not known"}
+	default:
+		host := ep.host
+		if ip, ok := numericHost(host); ok {
+			host = ip.String()
+		}
+		c, err = nd.DialContext(ctx, "tcp", net.JoinHostPort(host, strconv.Itoa(ep.port)))
 	}
 	if err != nil {
 		return nil, &connectError{addr: ep.String(), reason: strerror(err)}
@@ -75,12 +92,7 @@ func (d *dialer) dial(ctx context.Context, ep endpoint) (net.Conn, error) {
 	if d.tls == nil {
 		return c, nil
 	}
-	cfg := d.tls
-	if cfg.ServerName == "" && ep.socket == "" {
-		cfg = cfg.Clone()
-		cfg.ServerName = ep.host
-	}
-	tc := tls.Client(c, cfg)
+	tc := tls.Client(c, d.tls)
 	_ = tc.SetDeadline(time.Now().Add(connectTimeout))
 	if err := tc.HandshakeContext(ctx); err != nil {
 		c.Close()
@@ -124,57 +136,78 @@ func capitalize(s string) string {
 	return string(s[0]-'a'+'A') + s[1:]
 }
 
-// buildTLSConfig turns the --tls options into a client configuration, with
-// hiredis' messages for files that cannot be loaded.
+// buildTLSConfig turns the --tls options into a client configuration as
+// the C tool's cliSecureConnection sets up OpenSSL: the server's chain is
+// verified (unless --insecure) against --cacert/--cacertdir or the system's
+// CAs, but its host name is not (OpenSSL checks no name unless asked), and
+// SNI is sent only with --sni. Failures carry its texts.
 func buildTLSConfig(t TLSOptions) (*tls.Config, error) {
 	if !t.Enabled {
 		return nil, nil
 	}
-	cfg := &tls.Config{ServerName: t.SNI, InsecureSkipVerify: t.Insecure}
+	// Go's own verification always checks the name; ours below does not,
+	// so Go's is off and VerifyConnection does the chain.
+	cfg := &tls.Config{ServerName: t.SNI, InsecureSkipVerify: true}
+	var roots *x509.CertPool
 	if t.CACert != "" || t.CACertDir != "" {
-		pool := x509.NewCertPool()
-		files := []string{}
+		roots = x509.NewCertPool()
 		if t.CACert != "" {
-			files = append(files, t.CACert)
+			pem, err := os.ReadFile(t.CACert)
+			if err != nil || !roots.AppendCertsFromPEM(pem) {
+				return nil, &tlsError{reason: "Invalid CA Certificate File/Directory"}
+			}
 		}
+		// OpenSSL reads a CA directory lazily, by subject hash file name
+		// (<8 hex digits>.<n>), so a missing or empty one is no error here.
 		if t.CACertDir != "" {
-			entries, err := os.ReadDir(t.CACertDir)
-			if err != nil {
-				return nil, &tlsError{reason: "Failed to load CA Certificate or CA Path"}
-			}
+			entries, _ := os.ReadDir(t.CACertDir)
 			for _, e := range entries {
-				files = append(files, filepath.Join(t.CACertDir, e.Name()))
-			}
-		}
-		loaded := false
-		for _, f := range files {
-			pem, err := os.ReadFile(f)
-			if err != nil {
-				if f == t.CACert {
-					return nil, &tlsError{reason: "Failed to load CA Certificate or CA Path"}
+				if hashedCertName.MatchString(e.Name()) {
+					if pem, err := os.ReadFile(filepath.Join(t.CACertDir, e.Name())); err == nil {
+						roots.AppendCertsFromPEM(pem)
+					}
 				}
-				continue
 			}
-			loaded = pool.AppendCertsFromPEM(pem) || loaded
 		}
-		if !loaded {
-			return nil, &tlsError{reason: "Failed to load CA Certificate or CA Path"}
+	}
+	if !t.Insecure {
+		cfg.VerifyConnection = func(cs tls.ConnectionState) error {
+			if len(cs.PeerCertificates) == 0 {
+				return errors.New("no peer certificate")
+			}
+			inter := x509.NewCertPool()
+			for _, c := range cs.PeerCertificates[1:] {
+				inter.AddCert(c)
+			}
+			_, err := cs.PeerCertificates[0].Verify(x509.VerifyOptions{Roots: roots, Intermediates: inter})
+			return err
 		}
-		cfg.RootCAs = pool
 	}
-	if (t.Cert == "") != (t.Key == "") {
-		return nil, &tlsError{reason: "Client cert and key must both be specified or skipped"}
-	}
+	var certPEM, keyPEM []byte
 	if t.Cert != "" {
-		pair, err := tls.LoadX509KeyPair(t.Cert, t.Key)
+		b, err := os.ReadFile(t.Cert)
+		if err != nil || !hasPEMBlock(b, "CERTIFICATE") {
+			return nil, &tlsError{reason: "Invalid client certificate"}
+		}
+		certPEM = b
+	}
+	if t.Key != "" {
+		b, err := os.ReadFile(t.Key)
+		if err != nil || !hasPEMBlock(b, "PRIVATE KEY") {
+			return nil, &tlsError{reason: "Invalid private key"}
+		}
+		keyPEM = b
+	}
+	if certPEM != nil && keyPEM != nil {
+		pair, err := tls.X509KeyPair(certPEM, keyPEM)
 		if err != nil {
-			if _, statErr := os.Stat(t.Cert); statErr != nil {
-				return nil, &tlsError{reason: "Failed to load client certificate"}
-			}
-			return nil, &tlsError{reason: "Failed to load private key"}
+			// OpenSSL checks that the key matches the certificate when it loads the key.
+			return nil, &tlsError{reason: "Invalid private key"}
 		}
 		cfg.Certificates = []tls.Certificate{pair}
 	}
+	// A certificate without its key (or a key alone) is loaded by OpenSSL
+	// but cannot sign; like it, we then present nothing.
 	if t.Ciphers != "" {
 		suites, ok := opensslCipherList(t.Ciphers)
 		if !ok {
@@ -192,6 +225,24 @@ func buildTLSConfig(t TLSOptions) (*tls.Config, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// hashedCertName is how OpenSSL's CA directory lookup names its files.
+var hashedCertName = regexp.MustCompile(`^[0-9a-f]{8}\.[0-9]+$`)
+
+// hasPEMBlock reports whether b holds a PEM block whose type ends in kind
+// ("CERTIFICATE", "PRIVATE KEY" for every key type).
+func hasPEMBlock(b []byte, kind string) bool {
+	for {
+		var blk *pem.Block
+		blk, b = pem.Decode(b)
+		if blk == nil {
+			return false
+		}
+		if strings.HasSuffix(blk.Type, kind) {
+			return true
+		}
+	}
 }
 
 var tls13Suites = map[string]bool{

@@ -118,6 +118,9 @@ func (inv *invocation) run(o *Options) error {
 	if err != nil {
 		return err
 	}
+	if msg := memoryRefusal(p.bufferBytes(p.command), availableMemory()); msg != "" {
+		return cli.Failure(msg)
+	}
 	s := &session{
 		plan:    p,
 		threads: p.threads,

@@ -3,7 +3,6 @@ package redisbench
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 )
 
@@ -22,9 +21,10 @@ const (
 
 // Options is one redis-benchmark invocation, as the C tool's command line describes it.
 type Options struct {
-	Host   string // -h, server host name or address
-	Port   int    // -p, server port
-	Socket string // -s, unix socket path; overrides Host and Port when set
+	Host      string // -h, server host name or address
+	Port      int    // -p, server port
+	Socket    string // -s, unix socket path; overrides Host and Port when given
+	HasSocket bool   // -s was given, even as an empty path (which fails as in C)
 
 	Password    string // -a, sent as AUTH [user] password on every connection
 	HasPassword bool   // -a was given (an empty password still sends AUTH)
@@ -163,7 +163,7 @@ func parseOptions(args []string) (Options, parseResult) {
 				return o, res
 			}
 		case "-s":
-			o.Socket = v
+			o.Socket, o.HasSocket = v, true
 		case "-a":
 			o.Password, o.HasPassword = v, true
 		case "--user":
@@ -370,17 +370,38 @@ func percentDecode(s string) (string, string) {
 			b.WriteByte(s[i])
 			continue
 		}
-		if len(s)-i < 3 {
+		// The C check wants two characters after the '%' but counts the
+		// '%' itself, so "%4" passes it and the byte after the part (the
+		// ':' or '@' that ended it, never a hex digit) is read as the
+		// second digit: "Illegal character", not "Incomplete". Kept, as a
+		// script may match on either text.
+		if len(s)-i < 2 {
 			return "", "Incomplete URI encoding"
 		}
-		v, err := strconv.ParseUint(s[i+1:i+3], 16, 8)
-		if err != nil {
+		if len(s)-i == 2 {
 			return "", "Illegal character in URI encoding"
 		}
-		b.WriteByte(byte(v))
+		h, okh := hexDigit(s[i+1])
+		l, okl := hexDigit(s[i+2])
+		if !okh || !okl {
+			return "", "Illegal character in URI encoding"
+		}
+		b.WriteByte(h<<4 | l)
 		i += 2
 	}
 	return b.String(), ""
+}
+
+func hexDigit(c byte) (byte, bool) {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0', true
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10, true
+	case c >= 'A' && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
 }
 
 // testSelected reports whether the suite test with the given lowercase name

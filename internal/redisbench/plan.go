@@ -72,7 +72,7 @@ func buildPlan(o *Options) (*plan, error) {
 		seed = uint32(o.Seed)
 	}
 	p := &plan{
-		target:      endpoint{host: o.Host, port: o.Port, socket: o.Socket},
+		target:      endpoint{host: o.Host, port: o.Port, unix: o.HasSocket, socket: o.Socket},
 		dialer:      &dialer{tls: tlsConfig},
 		conn:        newConnPlan(o, false),
 		clusterConn: newConnPlan(o, true),
@@ -343,4 +343,57 @@ func (g *payloadGenerator) next(n int) string {
 		b[i] = '0' + byte((g.state>>16)&63)
 	}
 	return string(b)
+}
+
+// commandOverhead bounds what a suite command carries besides its
+// payloads: the command name, keys and RESP framing.
+const commandOverhead = 256
+
+// bufferBytes estimates the memory the run's buffers need at their
+// largest: the payload, every test's encoded command (made for a pass at
+// once), and each connection's batch of -P commands of the largest test.
+// The C tool allocates the same and dies when it cannot (-P 2000000000
+// or -d 1000000000 with the default suite); we refuse up front instead.
+func (p *plan) bufferBytes(customCommand []string) float64 {
+	largest := 0.0
+	total := float64(p.dataSize)
+	if customCommand != nil {
+		for _, a := range customCommand {
+			largest += float64(len(a)) + 16
+		}
+		total = largest
+	}
+	for _, e := range p.suite {
+		cmd := float64(e.values)*float64(p.dataSize) + commandOverhead
+		total += cmd
+		largest = max(largest, cmd)
+	}
+	return total + float64(p.connections)*(float64(len(p.conn.prefix))+largest*float64(p.pipeline))
+}
+
+// availableMemory is the kernel's estimate of memory available to a new
+// process (MemAvailable in /proc/meminfo), or 0 when it cannot be read.
+func availableMemory() float64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "MemAvailable:"); ok {
+			kb, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 64)
+			if err == nil {
+				return kb * 1024
+			}
+		}
+	}
+	return 0
+}
+
+// memoryRefusal is the one line a run too large for this host gets, or "".
+func memoryRefusal(need, avail float64) string {
+	if avail <= 0 || need <= avail {
+		return ""
+	}
+	return fmt.Sprintf("Cannot run: -c, -P and -d ask for about %.0f MB of buffers, more than the %.0f MB of memory available here.",
+		need/(1<<20), avail/(1<<20))
 }

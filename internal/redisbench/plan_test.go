@@ -262,3 +262,32 @@ func TestBuildPlan(t *testing.T) {
 		t.Errorf("two passes sent the same payload %q", a)
 	}
 }
+
+func TestMemoryRefusal(t *testing.T) {
+	for _, tt := range []struct {
+		args    string
+		refused bool
+	}{
+		{"-n 1000 -t set -q -P 2000000000", true},
+		{"-d 1000000000", true}, // MSET alone carries ten copies
+		{"-c 5000 -n 200000 -t set,get -q", false},
+		{"-c 50 -P 16 -d 1000", false},
+		{"-P 2000000000 ping", true},
+	} {
+		o, res := parseOptions(strings.Fields(tt.args))
+		if res.outcome != outcomeRun {
+			t.Fatalf("%s: outcome %d", tt.args, res.outcome)
+		}
+		p, err := buildPlan(&o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg := memoryRefusal(p.bufferBytes(p.command), 8<<30) // an 8 GiB host
+		if (msg != "") != tt.refused {
+			t.Errorf("%s: refusal %q, want refused %v", tt.args, msg, tt.refused)
+		}
+	}
+	if memoryRefusal(1<<40, 0) != "" {
+		t.Error("refused with the available memory unknown")
+	}
+}

@@ -17,12 +17,20 @@ type replyReader struct {
 	rd   io.Reader
 	buf  []byte
 	r, w int // unread bytes are buf[r:w]
+	// grow asks the next fill for a larger buffer (see fill).
+	grow bool
 	// lastType is the type byte of the last reply skip read ('>' for a RESP3 push).
 	lastType byte
 }
 
+// maxReadBuffer is the largest a reply reader grows to by itself; a single
+// reply larger than the buffer grows it regardless.
+const maxReadBuffer = 64 * 1024
+
 func newReplyReader(rd io.Reader) *replyReader {
-	return &replyReader{rd: rd, buf: make([]byte, 64*1024)}
+	// Small to start: with thousands of connections (-c 5000) each one's
+	// buffer is resident memory; fill doubles it when replies are larger.
+	return &replyReader{rd: rd, buf: make([]byte, 4*1024)}
 }
 
 // fill reads more bytes from the connection, compacting or growing the buffer first.
@@ -31,12 +39,19 @@ func (p *replyReader) fill() error {
 		n := copy(p.buf, p.buf[p.r:p.w])
 		p.r, p.w = 0, n
 	}
-	if p.w == len(p.buf) {
+	if p.w == len(p.buf) || (p.grow && p.w < len(p.buf)/2) {
+		p.grow = false
 		nb := make([]byte, 2*len(p.buf))
 		copy(nb, p.buf[:p.w])
 		p.buf = nb
 	}
 	n, err := p.rd.Read(p.buf[p.w:])
+	if n > 0 && n == len(p.buf)-p.w && len(p.buf) < maxReadBuffer && p.r == 0 && p.w == 0 {
+		// The read filled the whole buffer: replies come in larger
+		// bursts than it holds, so the next fill reads into one twice
+		// the size (at most maxReadBuffer) instead of making more calls.
+		p.grow = true
+	}
 	p.w += n
 	if n > 0 {
 		return nil
