@@ -35,6 +35,14 @@
 
 KAFKA_PORT=19092
 KAFKA_CLUSTER_PORTS=(19192 19292 19392)
+# The WAN rig (kafka_wan_*, not started by kafka_start): a private node on
+# 19592 (controller 19593) whose advertised listener is a Toxiproxy proxy on
+# 19692 with a latency toxic each way; benchmarks and fault tests may kill,
+# pause and restart it without disturbing the shared brokers.
+KAFKA_WAN_PORT=19592
+KAFKA_WAN_PROXY_PORT=19692
+KAFKA_WAN_PROXY=kafka-wan
+
 # A node's controller listens on its broker port + 1.
 
 KAFKA_STATE="$SERVICES_DIR/kafka"
@@ -48,6 +56,7 @@ KAFKA_TOPIC_SEED=topic-1
 KAFKA_TOPIC_3X3=Topic-02
 KAFKA_TOPIC_3X3_ISR2=Topic-03
 KAFKA_SINGLE_TOPICS=("$KAFKA_TOPIC_3X1:3:1" "$KAFKA_TOPIC_SEED:3:1")
+KAFKA_WAN_TOPICS=("$KAFKA_TOPIC_3X1:3:1")
 KAFKA_CLUSTER_TOPICS=("$KAFKA_TOPIC_3X1:3:1" "$KAFKA_TOPIC_SEED:3:1"
 	"$KAFKA_TOPIC_3X3:3:3" "$KAFKA_TOPIC_3X3_ISR2:3:3:min.insync.replicas=2")
 
@@ -129,21 +138,23 @@ _kafka_java() {
 
 # ---- nodes ------------------------------------------------------------------
 
-_kafka_nodes() { # GROUP: the node names of single or cluster
+_kafka_nodes() { # GROUP: the node names of single, cluster or wan
 	case "$1" in
 	single) echo single ;;
 	cluster) echo cluster-1 cluster-2 cluster-3 ;;
+	wan) echo wan ;;
 	esac
 }
 
 _kafka_port() { # NODE: its broker port
 	case "$1" in
 	single) echo "$KAFKA_PORT" ;;
+	wan) echo "$KAFKA_WAN_PORT" ;;
 	cluster-[123]) echo "${KAFKA_CLUSTER_PORTS[${1#cluster-} - 1]}" ;;
 	esac
 }
 
-_kafka_group_of() { case "$1" in single) echo single ;; *) echo cluster ;; esac; }
+_kafka_group_of() { case "$1" in single | wan) echo "$1" ;; *) echo cluster ;; esac; }
 
 _kafka_bootstrap() { # GROUP: host:port,... of its brokers
 	local node out=""
@@ -192,17 +203,21 @@ _kafka_cluster_id() { # GROUP: its KRaft cluster id, made once and kept
 
 # _kafka_write_props NODE: (re)write NODE's server.properties.
 _kafka_write_props() {
-	local node="$1" group dir port id voters="" n rf isr
+	local node="$1" group dir port id voters="" n rf isr advertised
 	group="$(_kafka_group_of "$node")"
 	dir="$KAFKA_STATE/$node"
 	port="$(_kafka_port "$node")"
-	if [ "$group" = single ]; then id=1; else id="${node#cluster-}"; fi
+	if [ "$group" = cluster ]; then id="${node#cluster-}"; else id=1; fi
 	n=0
 	for other in $(_kafka_nodes "$group"); do
 		n=$((n + 1))
 		voters+="$n@127.0.0.1:$(($(_kafka_port "$other") + 1)),"
 	done
-	if [ "$group" = single ]; then rf=1 isr=1; else rf=3 isr=2; fi
+	if [ "$group" = cluster ]; then rf=3 isr=2; else rf=1 isr=1; fi
+	# The WAN node is reached only through its proxy: clients learn the
+	# proxy's address from the metadata, so every connection crosses it.
+	advertised="127.0.0.1:$port"
+	[ "$group" = wan ] && advertised="127.0.0.1:$KAFKA_WAN_PROXY_PORT"
 	mkdir -p "$dir"
 	cat >"$dir/server.properties" <<EOF
 # Written by scripts/lib/kafka.sh on every start; edit that file, not this one.
@@ -210,7 +225,7 @@ process.roles=broker,controller
 node.id=$id
 controller.quorum.voters=${voters%,}
 listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$((port + 1))
-advertised.listeners=PLAINTEXT://127.0.0.1:$port
+advertised.listeners=PLAINTEXT://$advertised
 controller.listener.names=CONTROLLER
 inter.broker.listener.name=PLAINTEXT
 listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
@@ -516,4 +531,85 @@ kafka_status() {
 		printf 'kafka %-15s 127.0.0.1:%s %s\n' "$node" "$port" "$state"
 	done
 	return "$rc"
+}
+
+# ---- the WAN rig --------------------------------------------------------------
+# A private node ("wan") behind the Toxiproxy of lib/toxiproxy.sh: the node
+# listens on $KAFKA_WAN_PORT and advertises the proxy's 127.0.0.1:$KAFKA_WAN_PROXY_PORT,
+# so bootstrap and every later connection cross the proxy. scripts/kafka-tool
+# wan ... drives it; tests find it through PERF_KAFKA_WAN_* (kafka_wan_env).
+
+_kafka_toxi() { # METHOD PATH [JSON]: one Toxiproxy API call; prints the answer
+	local api="127.0.0.1:${TOXIPROXY_PORT:-18474}"
+	curl -sS -f -X "$1" "http://$api$2" ${3:+-H 'Content-Type: application/json' -d "$3"}
+}
+
+# kafka_wan_latency MS: MS ms added each way (upstream and downstream), the
+# toxics replaced; 0 removes them.
+kafka_wan_latency() {
+	local ms="$1" dir
+	for dir in upstream downstream; do
+		_kafka_toxi DELETE "/proxies/$KAFKA_WAN_PROXY/toxics/latency-$dir" >/dev/null 2>&1 || true
+		[ "$ms" = 0 ] && continue
+		_kafka_toxi POST "/proxies/$KAFKA_WAN_PROXY/toxics" \
+			"{\"name\":\"latency-$dir\",\"type\":\"latency\",\"stream\":\"$dir\",\"toxicity\":1,\"attributes\":{\"latency\":$ms,\"jitter\":0}}" \
+			>/dev/null || die "kafka: cannot set the WAN latency toxic"
+	done
+}
+
+# kafka_wan_proxy: make sure the proxy exists and is enabled.
+kafka_wan_proxy() {
+	if ! _kafka_toxi GET "/proxies/$KAFKA_WAN_PROXY" >/dev/null 2>&1; then
+		_kafka_toxi POST /proxies "{\"name\":\"$KAFKA_WAN_PROXY\",\"listen\":\"127.0.0.1:$KAFKA_WAN_PROXY_PORT\",\"upstream\":\"127.0.0.1:$KAFKA_WAN_PORT\",\"enabled\":true}" \
+			>/dev/null || die "kafka: cannot create the Toxiproxy proxy $KAFKA_WAN_PROXY (is toxiproxy running? scripts/services start toxiproxy)"
+	fi
+	_kafka_toxi POST "/proxies/$KAFKA_WAN_PROXY" '{"enabled":true}' >/dev/null
+}
+
+# kafka_wan_start [MS]: the proxy (latency MS each way, default
+# $PERF_KAFKA_WAN_MS or 2), the node (started unless running) and its topic.
+kafka_wan_start() {
+	local ms="${1:-${PERF_KAFKA_WAN_MS:-2}}" t0
+	t0="$(_kafka_ms)"
+	kafka_wan_proxy
+	kafka_wan_latency "$ms"
+	if ! _kafka_running wan; then
+		_kafka_clear wan
+		_kafka_write_props wan
+		_kafka_cluster_id wan >/dev/null
+		_kafka_format wan
+		_kafka_launch wan
+	fi
+	if ! wait_until 90 _kafka_up_or_dead wan || ! _kafka_up wan; then
+		tail -n 30 "$KAFKA_STATE/wan/server.log" >&2
+		die "kafka: the WAN node does not accept connections on 127.0.0.1:$KAFKA_WAN_PORT"
+	fi
+	_kafka_ensure_topics wan "${KAFKA_WAN_TOPICS[@]}"
+	rm -f "$KAFKA_STATE/wan.topics.err"
+	log "kafka: WAN node up behind 127.0.0.1:$KAFKA_WAN_PROXY_PORT (+$ms ms each way) after $(_kafka_since "$t0") s"
+}
+
+kafka_wan_pid() { _kafka_running wan && cat "$KAFKA_STATE/wan/kafka.pid"; }
+
+# kafka_wan_signal SIG: send SIG (KILL, STOP, CONT) to the WAN node only.
+kafka_wan_signal() {
+	local pid
+	pid="$(kafka_wan_pid)" || die "kafka: the WAN node is not running"
+	kill -s "$1" "$pid"
+	if [ "$1" = KILL ]; then
+		wait_until 10 pid_gone "$pid" || true
+		rm -f "$KAFKA_STATE/wan/kafka.pid"
+	fi
+}
+
+kafka_wan_stop() {
+	kill_pidfile "$KAFKA_STATE/wan/kafka.pid" "$(_kafka_marker wan) "
+	_kafka_toxi DELETE "/proxies/$KAFKA_WAN_PROXY" >/dev/null 2>&1 || true
+}
+
+kafka_wan_env() {
+	env_line PERF_KAFKA_WAN_BOOTSTRAP "127.0.0.1:$KAFKA_WAN_PROXY_PORT"
+	env_line PERF_KAFKA_WAN_PROXY "$KAFKA_WAN_PROXY"
+	env_line PERF_KAFKA_WAN_TOPIC "$KAFKA_TOPIC_3X1"
+	env_line PERF_KAFKA_WAN_PIDFILE "$KAFKA_STATE/wan/kafka.pid"
 }
