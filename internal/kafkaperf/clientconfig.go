@@ -98,6 +98,32 @@ func (s *clientSettings) intValue(key string, def int64) (int64, error) {
 	return n, nil
 }
 
+// atLeast reads an integer setting that ConfigDef bounds below, with
+// the Java client's text for a value under the bound.
+func (s *clientSettings) atLeast(key string, def, least int64) (int64, error) {
+	n, err := s.intValue(key, def)
+	if err == nil && n < least {
+		return 0, &configError{fmt.Sprintf("Invalid value %d for configuration %s: Value must be at least %d", n, key, least)}
+	}
+	return n, err
+}
+
+// boolValue reads a BOOLEAN setting as ConfigDef does: true or false in
+// any case, around spaces.
+func (s *clientSettings) boolValue(key string, def bool) (value, explicit bool, err error) {
+	v, ok := s.get(key)
+	if !ok {
+		return def, false, nil
+	}
+	switch t := strings.TrimSpace(v); {
+	case strings.EqualFold(t, "true"):
+		return true, true, nil
+	case strings.EqualFold(t, "false"):
+		return false, true, nil
+	}
+	return false, true, &configError{fmt.Sprintf("Invalid value %s for configuration %s: Expected value to be either true or false", v, key)}
+}
+
 func javaType(key string) string {
 	switch key {
 	case "linger.ms", "buffer.memory", "retry.backoff.ms", "max.block.ms", "metadata.max.age.ms", "session.timeout.ms":

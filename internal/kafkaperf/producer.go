@@ -58,16 +58,35 @@ func produce(ctx context.Context, o *producerOptions, rel *producerRelease, out,
 		}
 		return nil, cli.Failure(err.Error())
 	}
-	defer client.Close()
-	producer, err := sarama.NewAsyncProducerFromClient(client)
-	if err != nil {
-		return nil, cli.Failure(javaClientError(err))
+	clients := []sarama.Client{client}
+	defer func() {
+		for _, c := range clients {
+			c.Close()
+		}
+	}()
+	for len(clients) < plan.lanes {
+		c, err := sarama.NewClient(plan.client.bootstrap, plan.client.cfg)
+		if err != nil {
+			return nil, cli.Failure(javaClientError(err))
+		}
+		clients = append(clients, c)
+	}
+	var producers []sarama.AsyncProducer
+	for _, c := range clients {
+		p, err := sarama.NewAsyncProducerFromClient(c)
+		if err != nil {
+			for _, p := range producers {
+				p.AsyncClose()
+			}
+			return nil, cli.Failure(javaClientError(err))
+		}
+		producers = append(producers, p)
 	}
 	if plan.warmupRecords > 0 {
 		out.Line(fmt.Sprintf("Warmup first %d records. Steady state results will print after the complete test summary.", plan.warmupRecords))
 	}
 	wall := clock.NewWall()
-	run := newProducerRun(plan, producer, wall, errOut.Line)
+	run := newProducerRun(plan, producers, wall, errOut.Line)
 	printed := make(chan struct{})
 	go func() {
 		defer close(printed)

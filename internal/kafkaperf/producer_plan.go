@@ -33,6 +33,10 @@ type producerPlan struct {
 	maxBlock        time.Duration // max.block.ms
 	deliveryTimeout time.Duration // delivery.timeout.ms
 	maxRequestSize  int64         // max.request.size
+	// lanes is how many sarama producers share the records (see
+	// producerRun.producers); laneBatch how many records one gets in a row.
+	lanes     int
+	laneBatch int64
 }
 
 // newProducerPlan reads the payload file (printing the original's lines
@@ -80,8 +84,16 @@ func newProducerPlan(o *producerOptions, rel *producerRelease, out, warn func(st
 	for _, w := range settings.warnings {
 		warn(w)
 	}
+	printed := len(settings.warnings)
 	if err := settings.applyProducer(p, largest, rel); err != nil {
+		if be, ok := err.(*buildError); ok {
+			e, cause := constructionFailed("producer", be.cause)
+			return nil, jvm.Uncaught(e, nil, cause)
+		}
 		return nil, uncaughtConfig(err)
+	}
+	for _, w := range settings.warnings[printed:] {
+		warn(w)
 	}
 	if err := resolvableBootstrap(settings.bootstrap, warn); err != nil {
 		e, cause := constructionFailed("producer", err.(*configError))
@@ -121,6 +133,12 @@ func newProducerPlan(o *producerOptions, rel *producerRelease, out, warn func(st
 	}
 	return p, nil
 }
+
+// buildError is a setting the Java producer refuses while it is built,
+// after ConfigDef accepted it: the KafkaException wraps the ConfigException.
+type buildError struct{ cause *configError }
+
+func (e *buildError) Error() string { return e.cause.msg }
 
 // uncaughtConfig is how a setting the Java client refuses ends the
 // producer: an uncaught ConfigException.
@@ -165,7 +183,7 @@ func (s *clientSettings) applyProducer(pc *producerPlan, largestRecord int, rel 
 	default:
 		return &configError{fmt.Sprintf(`Invalid value %s for configuration acks: String must be one of: all, -1, 0, 1`, acks)}
 	}
-	batchSize, err := s.intValue("batch.size", 16384)
+	batchSize, err := s.atLeast("batch.size", 16384, 0)
 	if err != nil {
 		return err
 	}
@@ -177,10 +195,11 @@ func (s *clientSettings) applyProducer(pc *producerPlan, largestRecord int, rel 
 	// record of this run, whichever is larger (Java too lets a large record
 	// make a batch of its own). The record limit proper, max.request.size,
 	// is checked before each send.
-	linger, err := s.durationMs("linger.ms", rel.client.lingerMs)
+	lingerMs, err := s.atLeast("linger.ms", rel.client.lingerMs, 0)
 	if err != nil {
 		return err
 	}
+	linger := time.Duration(lingerMs) * time.Millisecond
 	if linger > 0 {
 		// Only the timer flushes; a partition batch that would overflow
 		// batch.size flushes the request at once, as a full batch does in Java.
@@ -191,25 +210,46 @@ func (s *clientSettings) applyProducer(pc *producerPlan, largestRecord int, rel 
 	}
 	c.Producer.MaxMessageBytes = int(min(max(batchSize, int64(largestRecord+recordOverhead+1)), int64(sarama.MaxRequestSize-1)))
 	c.Producer.Partitioner = newStickyPartitioner(int(batchSize), 0)
-	inflight, err := s.intValue("max.in.flight.requests.per.connection", 5)
+	inflight, err := s.atLeast("max.in.flight.requests.per.connection", 5, 1)
 	if err != nil {
 		return err
 	}
-	c.Net.MaxOpenRequests = int(max(inflight, 1))
-	if pc.maxBlock, err = s.durationMs("max.block.ms", 60000); err != nil {
+	// One request in flight per sarama producer, as many producers as
+	// Java keeps requests in flight per connection.
+	c.Net.MaxOpenRequests = 1
+	pc.lanes = int(min(inflight, 5))
+	pc.laneBatch = max(batchSize/int64(largestRecord+recordOverhead), 1)
+	maxBlockMs, err := s.atLeast("max.block.ms", 60000, 0)
+	if err != nil {
 		return err
 	}
-	if pc.deliveryTimeout, err = s.durationMs("delivery.timeout.ms", 120000); err != nil {
+	pc.maxBlock = time.Duration(maxBlockMs) * time.Millisecond
+	deliveryMs, err := s.atLeast("delivery.timeout.ms", 120000, 0)
+	if err != nil {
 		return err
 	}
-	reqTimeout, _ := s.durationMs("request.timeout.ms", 30000)
+	reqTimeoutMs, err := s.atLeast("request.timeout.ms", 30000, 0)
+	if err != nil {
+		return err
+	}
+	reqTimeout := time.Duration(reqTimeoutMs) * time.Millisecond
+	// Checked as the producer is built: an explicit delivery.timeout.ms
+	// below linger.ms + request.timeout.ms is refused; the default is raised
+	// to that sum.
+	if deliveryMs < lingerMs+reqTimeoutMs {
+		if _, explicit := s.get("delivery.timeout.ms"); explicit {
+			return &buildError{&configError{"delivery.timeout.ms should be equal to or larger than linger.ms + request.timeout.ms"}}
+		}
+		deliveryMs = lingerMs + reqTimeoutMs
+	}
+	pc.deliveryTimeout = time.Duration(deliveryMs) * time.Millisecond
 	c.Producer.Timeout = reqTimeout
 	backoff, _ := s.durationMs("retry.backoff.ms", 100)
 	maxBackoff, err := s.durationMs("retry.backoff.max.ms", 1000)
 	if err != nil {
 		return err
 	}
-	retries, err := s.intValue("retries", math.MaxInt32)
+	retries, err := s.atLeast("retries", math.MaxInt32, 0)
 	if err != nil {
 		return err
 	}
@@ -243,34 +283,49 @@ func (s *clientSettings) applyProducer(pc *producerPlan, largestRecord int, rel 
 	default:
 		return &configError{fmt.Sprintf("Invalid value %s for configuration compression.type: String must be one of: none, gzip, snappy, lz4, zstd", ct)}
 	}
-	bufferMemory, err := s.intValue("buffer.memory", 33554432)
+	bufferMemory, err := s.atLeast("buffer.memory", 33554432, 0)
 	if err != nil {
 		return err
 	}
 	// buffer.memory bounds the records waiting to be sent; sarama bounds its
 	// input channel in messages, so size it for typical small records.
-	c.ChannelBufferSize = int(min(max(bufferMemory/1024, 256), 65536))
+	c.ChannelBufferSize = int(min(max(bufferMemory/1024/int64(pc.lanes), 256), 65536))
 
 	// Idempotence is on by default when acks=all (Java 3.0+; off by default
 	// before); an explicit acks other than all turns the default off, an
 	// explicit true with acks other than all is an error, as in the Java
 	// client.
-	idem, explicit := s.get("enable.idempotence")
-	idempotent := rel.client.idempotence && c.Producer.RequiredAcks == sarama.WaitForAll
+	idem, explicit, err := s.boolValue("enable.idempotence", rel.client.idempotence)
+	if err != nil {
+		return err
+	}
+	idempotent := idem && c.Producer.RequiredAcks == sarama.WaitForAll
 	if explicit {
-		idempotent = strings.EqualFold(strings.TrimSpace(idem), "true")
+		idempotent = idem
 		if idempotent && c.Producer.RequiredAcks != sarama.WaitForAll {
 			return &configError{"Must set acks to all in order to use the idempotent producer. Otherwise we cannot guarantee idempotence."}
 		}
+	}
+	if idempotent && inflight > 5 {
+		if rel.client.inFlightOver5Fails {
+			return &configError{fmt.Sprintf("To use the idempotent producer, max.in.flight.requests.per.connection must be set to at most 5. Current value is %d.", inflight)}
+		}
+		if explicit {
+			return &configError{"Must set max.in.flight.requests.per.connection to at most 5 to use the idempotent producer."}
+		}
+		// Before 4.0 the default idempotence gives way, with a warning.
+		s.warnings = append(s.warnings, fmt.Sprintf("[%s] WARN Idempotence will be disabled because max.in.flight.requests.per.connection is set to %d, which is greater than 5. Please note that in v4.0.0 and onward, this will become an error. (org.apache.kafka.clients.producer.ProducerConfig)", log4jTime(), inflight))
+		idempotent = false
 	}
 	if id, ok := s.get("transactional.id"); ok && id != "" {
 		pc.transactionalID = id
 	}
 	if idempotent || pc.transactionalID != "" {
 		c.Producer.Idempotent = true
-		// sarama's idempotent producer keeps one request in flight per broker.
-		c.Net.MaxOpenRequests = 1
 		c.Producer.Retry.Max = max(c.Producer.Retry.Max, 1)
+	}
+	if pc.transactionalID != "" {
+		pc.lanes = 1
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -126,8 +127,8 @@ type sendStart struct {
 	ms     int64     // the same in Java's wall-clock milliseconds
 	bytes  int64
 	steady bool // sent at or after the warm-up records
-	// state is pending until the record completes, or expires first
-	// (delivery.timeout.ms); whichever comes first counts it.
+	// state is pending until the record completes, or the run gives up
+	// on it at its end; whichever comes first counts it.
 	state atomic.Int32
 }
 
@@ -137,9 +138,8 @@ const (
 	recordExpired
 )
 
-// inFlight is the records sent and not yet completed, oldest first, so
-// that the expiry watchdog only looks at the head. Records are appended in
-// send order, which is also the order of their deadlines.
+// inFlight is the records sent and not yet completed, oldest first; the
+// run's end gives up on those still pending.
 type inFlight struct {
 	mu      sync.Mutex
 	records []*sendStart
@@ -182,11 +182,17 @@ func (f *inFlight) expire(cutoffMs int64) []*sendStart {
 // producerRun sends the plan's records and counts their completions; at
 // the end sent = acked + failed.
 type producerRun struct {
-	ctx      context.Context // a signal ends it: failures then go unprinted, as Java prints nothing more
-	plan     *producerPlan
-	producer sarama.AsyncProducer
-	wall     clock.Wall
-	errOut   func(string) // a failed send's exception line (stderr)
+	ctx  context.Context // a signal ends it: failures then go unprinted, as Java prints nothing more
+	plan *producerPlan
+	// producers are the run's lanes: sarama keeps one request in flight per
+	// idempotent producer, so max.in.flight.requests.per.connection
+	// producers, each with its own connection and producer id, keep that
+	// many requests in flight per broker as Java does. Records go to one
+	// lane a batch at a time. A transactional run has one lane.
+	producers []sarama.AsyncProducer
+	laneBatch int64 // records sent to a lane before the next one
+	wall      clock.Wall
+	errOut    func(string) // a failed send's exception line (stderr)
 
 	whole  *sendStats
 	steady atomic.Pointer[sendStats] // from the first record after the warm-up
@@ -201,8 +207,8 @@ type producerRun struct {
 	errorsByClass map[string]int64
 }
 
-func newProducerRun(plan *producerPlan, producer sarama.AsyncProducer, wall clock.Wall, errOut func(string)) *producerRun {
-	r := &producerRun{plan: plan, producer: producer, wall: wall, errOut: errOut,
+func newProducerRun(plan *producerPlan, producers []sarama.AsyncProducer, wall clock.Wall, errOut func(string)) *producerRun {
+	r := &producerRun{plan: plan, producers: producers, laneBatch: plan.laneBatch, wall: wall, errOut: errOut,
 		cuts: make(chan windowCut, 64), errorsByClass: map[string]int64{}}
 	r.whole = newSendStats(plan.numRecords, plan.reportingInterval, wall.Ms(), r.cuts)
 	return r
@@ -213,53 +219,71 @@ func newProducerRun(plan *producerPlan, producer sarama.AsyncProducer, wall cloc
 func (r *producerRun) run(ctx context.Context) error {
 	r.ctx = ctx
 	plan := r.plan
+	// The stats have one writer: every lane's completions meet in one
+	// channel read by one goroutine.
+	type completion struct {
+		msg *sarama.ProducerMessage
+		err error
+	}
+	completions := make(chan completion, 1024)
+	// abandon ends the readers when the run has given up on records whose
+	// completions sarama may never deliver.
+	abandon := make(chan struct{})
+	forward := func(c completion) {
+		select {
+		case completions <- c:
+		case <-abandon:
+		}
+	}
+	var lanes sync.WaitGroup
+	for _, p := range r.producers {
+		lanes.Add(2)
+		go func() {
+			defer lanes.Done()
+			for msg := range p.Successes() {
+				forward(completion{msg: msg})
+			}
+		}()
+		go func() {
+			defer lanes.Done()
+			for perr := range p.Errors() {
+				forward(completion{msg: perr.Msg, err: perr.Err})
+			}
+		}()
+	}
 	var wg sync.WaitGroup
-	wg.Add(2)
+	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		for msg := range r.producer.Successes() {
-			r.complete(msg, nil)
-		}
-	}()
-	go func() {
-		defer wg.Done()
-		for perr := range r.producer.Errors() {
-			r.complete(perr.Msg, perr.Err)
-		}
-	}()
-
-	// Java fails a record whose delivery.timeout.ms passes before it is
-	// acknowledged; sarama has no such deadline, so a watchdog expires
-	// records here and their late completions are ignored.
-	stopWatchdog := make(chan struct{})
-	watchdogDone := make(chan struct{})
-	go func() {
-		defer close(watchdogDone)
-		tick := time.NewTicker(10 * time.Millisecond)
-		defer tick.Stop()
 		for {
 			select {
-			case <-stopWatchdog:
-				return
-			case <-tick.C:
-				now := r.wall.Ms()
-				for _, s := range r.inFlight.expire(now - plan.deliveryTimeout.Milliseconds()) {
-					r.fail(fmt.Sprintf("org.apache.kafka.common.errors.TimeoutException: Expiring 1 record(s) for %s: %d ms has passed since the record was sent",
-						plan.topic, now-s.ms))
+			case c, ok := <-completions:
+				if !ok {
+					return
 				}
+				r.complete(c.msg, c.err)
+			case <-abandon:
+				return
 			}
 		}
 	}()
-	defer func() {
-		close(stopWatchdog)
-		<-watchdogDone
+	go func() {
+		lanes.Wait()
+		close(completions)
 	}()
+	producer := r.producers[0]
 
-	throttler := throttle.New(plan.throughput, r.wall.Ms(), r.wall.Ms)
+	// Java's first send() waits for the topic's metadata, so its throttle
+	// sees time pass from the second record on; ours has the metadata
+	// already and a short run could end within the start's millisecond,
+	// never throttled. Starting the throttle's clock a millisecond early
+	// makes it apply from the first record, as Java's does.
+	throttler := throttle.New(plan.throughput, r.wall.Ms()-1, r.wall.Ms)
 	txnStart := int64(0)
 	inTxn := false
 	var loopErr error
-	input := r.producer.Input()
+	lane := 0
+	input := producer.Input()
 	blockTimer := time.NewTimer(time.Hour)
 	blockTimer.Stop()
 	for i := int64(0); i < plan.numRecords; i++ {
@@ -275,7 +299,7 @@ func (r *producerRun) run(ctx context.Context) error {
 		}
 		value := plan.payloads.payload(i)
 		if plan.transactional && !inTxn {
-			if err := r.producer.BeginTxn(); err != nil {
+			if err := producer.BeginTxn(); err != nil {
 				loopErr = err
 				break
 			}
@@ -291,6 +315,10 @@ func (r *producerRun) run(ctx context.Context) error {
 			continue
 		}
 		meta := &sendStart{at: at, ms: start, bytes: int64(len(value)), steady: plan.warmupRecords > 0 && i >= plan.warmupRecords}
+		if len(r.producers) > 1 && i > 0 && i%r.laneBatch == 0 {
+			lane = (lane + 1) % len(r.producers)
+			input = r.producers[lane].Input()
+		}
 		msg := &sarama.ProducerMessage{
 			Topic:    plan.topic,
 			Key:      plan.keys.key(i),
@@ -299,6 +327,9 @@ func (r *producerRun) run(ctx context.Context) error {
 		}
 		r.sent.Add(1)
 		r.inFlight.push(meta)
+		if i%4096 == 4095 {
+			r.inFlight.expire(math.MinInt64) // drops the completed ones at the head
+		}
 		select {
 		case input <- msg:
 		default:
@@ -321,7 +352,7 @@ func (r *producerRun) run(ctx context.Context) error {
 			break
 		}
 		if plan.transactional && plan.transactionMs <= start-txnStart {
-			if err := r.producer.CommitTxn(); err != nil {
+			if err := producer.CommitTxn(); err != nil {
 				loopErr = err
 				break
 			}
@@ -335,19 +366,36 @@ func (r *producerRun) run(ctx context.Context) error {
 		}
 	}
 	if inTxn && loopErr == nil {
-		loopErr = r.producer.CommitTxn()
+		loopErr = producer.CommitTxn()
 	}
-	// Like Java's close(), wait for the records still in flight; sarama
-	// would fail the ones it is still retrying when it shuts down, so give
-	// them until delivery.timeout.ms has passed since the last send.
+	// Like Java's close(), wait for the records still in flight, until
+	// delivery.timeout.ms has passed since the last send. A record counts
+	// as failed only when sarama gave up on it (its retries, sized to
+	// delivery.timeout.ms, are spent) or when it is still unacknowledged
+	// here: then the run gives up on it, and the process ends before it
+	// can be sent again. Expiring records during the run instead would
+	// count as failed records that sarama later writes.
 	deadline := time.Now().Add(plan.deliveryTimeout)
 	for r.acked.Load()+r.failed.Load() < r.sent.Load() && time.Now().Before(deadline) && ctx.Err() == nil {
 		_ = clock.Sleep(ctx, 5*time.Millisecond)
 	}
+	now := r.wall.Ms()
+	expired := r.inFlight.expire(now + 1)
+	for _, s := range expired {
+		r.fail(fmt.Sprintf("org.apache.kafka.common.errors.TimeoutException: Expiring 1 record(s) for %s: %d ms has passed since the record was sent",
+			plan.topic, now-s.ms))
+	}
 	// AsyncClose, not Close: Close drains the Successes and Errors channels
 	// itself, and the completions it swallows would be missing from the
-	// counts. Our readers end when sarama closes both channels.
-	r.producer.AsyncClose()
+	// counts. Our readers end when sarama closes both channels; with
+	// records given up on, sarama may keep retrying them, so their
+	// completions (ignored: counted already) are not waited for.
+	for _, p := range r.producers {
+		p.AsyncClose()
+	}
+	if len(expired) > 0 {
+		close(abandon)
+	}
 	wg.Wait()
 	r.whole.rec.Flush()
 	if s := r.steady.Load(); s != nil {
@@ -361,7 +409,7 @@ func (r *producerRun) run(ctx context.Context) error {
 func (r *producerRun) complete(msg *sarama.ProducerMessage, err error) {
 	start, _ := msg.Metadata.(*sendStart)
 	if !start.state.CompareAndSwap(recordPending, recordCompleted) {
-		return // already counted as expired
+		return // given up on at the end of the run, counted already
 	}
 	if err != nil {
 		r.fail(exceptionLine(err))

@@ -280,23 +280,27 @@ func TestProducerSettings(t *testing.T) {
 			if c.Producer.RequiredAcks != sarama.WaitForAll || !c.Producer.Idempotent || c.Net.MaxOpenRequests != 1 {
 				t.Errorf("acks=all with idempotence expected, got acks %v idempotent %v", c.Producer.RequiredAcks, c.Producer.Idempotent)
 			}
+			if pc.lanes != 5 || pc.laneBatch < 1 {
+				t.Errorf("lanes %d of %d records, want 5 idempotent producers of one batch", pc.lanes, pc.laneBatch)
+			}
 			if c.Producer.Flush.Bytes != 0 || c.Producer.Flush.Frequency.Milliseconds() != 5 || c.Producer.MaxMessageBytes != 16384 ||
 				pc.maxBlock.Milliseconds() != 60000 {
 				t.Errorf("flush %d/%v maxBlock %v", c.Producer.Flush.Bytes, c.Producer.Flush.Frequency, pc.maxBlock)
 			}
 		}, ""},
 		{"seed settings", map[string]string{"acks": "1", "batch.size": "1024", "compression.type": "lz4", "linger.ms": "0"},
-			func(t *testing.T, s *clientSettings, _ *producerPlan) {
+			func(t *testing.T, s *clientSettings, pc *producerPlan) {
 				c := s.cfg
-				// linger.ms=0: send at once; a partition's batch holds one 1 KiB record.
+				// linger.ms=0: send at once; a partition's batch holds one 1 KiB record;
+				// five lanes of one request each: five requests in flight, as Java's default.
 				if c.Producer.RequiredAcks != sarama.WaitForLocal || c.Producer.Idempotent || c.Producer.Flush.Bytes != 0 ||
 					c.Producer.Flush.Frequency != 0 || c.Producer.MaxMessageBytes != 1024+recordOverhead+1 ||
-					c.Producer.Compression != sarama.CompressionLZ4 || c.Net.MaxOpenRequests != 5 {
+					c.Producer.Compression != sarama.CompressionLZ4 || c.Net.MaxOpenRequests != 1 || pc.lanes != 5 {
 					t.Errorf("acks %v idempotent %v flush %d compression %v inflight %d", c.Producer.RequiredAcks, c.Producer.Idempotent,
 						c.Producer.Flush.Bytes, c.Producer.Compression, c.Net.MaxOpenRequests)
 				}
 			}, ""},
-		{"retries bounded by delivery timeout", map[string]string{"delivery.timeout.ms": "5000"},
+		{"retries bounded by delivery timeout", map[string]string{"delivery.timeout.ms": "5000", "request.timeout.ms": "3000"},
 			func(t *testing.T, s *clientSettings, _ *producerPlan) {
 				// 100+200+400+800 ms, then 1 s steps: 5 s fit 8 retries.
 				if s.cfg.Producer.Retry.Max != 8 {
@@ -397,5 +401,57 @@ func TestInFlightExpiry(t *testing.T) {
 	}
 	if got := f.expire(1000); len(got) != 2 {
 		t.Errorf("expired %d of the last two", len(got))
+	}
+}
+
+// The settings the Java producer refuses, with its texts (checked against
+// the 3.9.2 and 4.4.0 jars): ConfigDef's bounds, its boolean parse, and the
+// checks made while the producer is built.
+func TestProducerConfigExceptions(t *testing.T) {
+	const ce = `Exception in thread "main" org.apache.kafka.common.config.ConfigException: `
+	both := []string{"3.9", "4.4"}
+	tests := []struct {
+		prop string
+		rels []string
+		want []string // stderr lines, in order
+	}{
+		{"batch.size=-1", both, []string{ce + "Invalid value -1 for configuration batch.size: Value must be at least 0"}},
+		{"linger.ms=-1", both, []string{ce + "Invalid value -1 for configuration linger.ms: Value must be at least 0"}},
+		{"max.in.flight.requests.per.connection=0", both, []string{ce + "Invalid value 0 for configuration max.in.flight.requests.per.connection: Value must be at least 1"}},
+		{"enable.idempotence=maybe", both, []string{ce + "Invalid value maybe for configuration enable.idempotence: Expected value to be either true or false"}},
+		{"retries=-1", both, []string{ce + "Invalid value -1 for configuration retries: Value must be at least 0"}},
+		{"max.block.ms=-1", both, []string{ce + "Invalid value -1 for configuration max.block.ms: Value must be at least 0"}},
+		{"buffer.memory=-1", both, []string{ce + "Invalid value -1 for configuration buffer.memory: Value must be at least 0"}},
+		{"request.timeout.ms=-1", both, []string{ce + "Invalid value -1 for configuration request.timeout.ms: Value must be at least 0"}},
+		{"delivery.timeout.ms=1000", both, []string{
+			`Exception in thread "main" org.apache.kafka.common.KafkaException: Failed to construct kafka producer`,
+			"Caused by: org.apache.kafka.common.config.ConfigException: delivery.timeout.ms should be equal to or larger than linger.ms + request.timeout.ms"}},
+		{"max.in.flight.requests.per.connection=6", []string{"4.4"}, []string{ce + "To use the idempotent producer, max.in.flight.requests.per.connection must be set to at most 5. Current value is 6."}},
+		{"max.in.flight.requests.per.connection=6 enable.idempotence=true", []string{"3.9"}, []string{ce + "Must set max.in.flight.requests.per.connection to at most 5 to use the idempotent producer."}},
+	}
+	for _, tt := range tests {
+		for _, rel := range tt.rels {
+			t.Run(rel+" "+tt.prop, func(t *testing.T) {
+				t.Parallel()
+				args := append(strings.Fields("--topic t --num-records 10 --record-size 10 --throughput -1 --producer-props bootstrap.servers=127.0.0.1:1"), strings.Fields(tt.prop)...)
+				_, errOut, code := runMain(t, ProducerMain, map[string]string{"PERFCLONES_KAFKA_VERSION": rel}, args...)
+				if code != 1 || !strings.Contains(errOut, strings.Join(tt.want, "\n")+"\n") {
+					t.Errorf("code %d (want 1)\nstderr %q\nwant it to hold %q", code, errOut, tt.want)
+				}
+			})
+		}
+	}
+	// 3.9 turns the default idempotence off instead, with a warning.
+	settings := javaprops.New()
+	settings.Set("bootstrap.servers", "127.0.0.1:1")
+	settings.Set("max.in.flight.requests.per.connection", "6")
+	s, err := newClientSettings(producerClient, settings, func() string { return "T" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc := &producerPlan{}
+	if err := s.applyProducer(pc, 10, &kafka39.producer); err != nil || s.cfg.Producer.Idempotent ||
+		len(s.warnings) != 1 || !strings.Contains(s.warnings[0], "WARN Idempotence will be disabled because max.in.flight.requests.per.connection is set to 6") {
+		t.Errorf("3.9, 6 in flight: err %v idempotent %v warnings %q", err, s.cfg.Producer.Idempotent, s.warnings)
 	}
 }

@@ -104,6 +104,10 @@ type producerClientDefaults struct {
 	acks        string // "1" up to 2.8, "all" from 3.0 (KIP-679)
 	idempotence bool   // enable.idempotence: false up to 2.8, true from 3.0
 	lingerMs    int64  // 0 up to 3.9, 5 from 4.0 (KIP-1030)
+	// inFlightOver5Fails: with default idempotence, more than 5 requests in
+	// flight is an error from 4.0; before, idempotence is turned off with a
+	// warning.
+	inFlightOver5Fails bool
 }
 
 // transactionRules say when a run is transactional and with which id.
@@ -224,7 +228,7 @@ var kafka44 = kafkaRelease{
 		payloadTokens:      javaScanner,
 		noPayloads:         "No payload file, record size or payload-monotonic option provided.",
 		clientID:           "perf-producer-client",
-		client:             producerClientDefaults{acks: "all", idempotence: true, lingerMs: 5},
+		client:             producerClientDefaults{acks: "all", idempotence: true, lingerMs: 5, inFlightOver5Fails: true},
 	},
 	consumer: consumerRelease{
 		description:        consumerDescription,
