@@ -32,8 +32,10 @@
 // Shared pieces: lineSegments (java.text.BreakIterator.getLineInstance,
 // used by both help formatters), ParseJavaLong/ParseJavaInt/ParseJavaDouble
 // (Long.valueOf and friends, with the NumberFormatException messages), and
-// Exit. A commons-cli emulation for RabbitMQ PerfTest and RocketMQ
-// (single-dash long names such as -qq, one-letter options, its
-// HelpFormatter) belongs here as a third parser type built on the same
-// pieces; it is not written yet.
+// Exit.
+//
+//   - CommonsParser emulates commons-cli 1.9.0's DefaultParser and
+//     HelpFormatter (RabbitMQ PerfTest, RocketMQ's benchmark): one-letter
+//     and single-dash long names such as -qq and -ak, partial matching of
+//     long names, glued and optional values, repeatable options.
 package javaopts

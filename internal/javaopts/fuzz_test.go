@@ -137,3 +137,23 @@ func FuzzJavaNumbers(f *testing.F) {
 		}
 	})
 }
+
+func FuzzCommons(f *testing.F) {
+	for _, s := range []string{
+		"-h\x00amqp://localhost\x00-x\x003\x00-y\x003\x00-z\x00300", "-qq", "-qp\x00q-%d", "--queue-pattern=q", "--que\x00x",
+		"-x3", "-x", "--", "-\x00-", "-Dk=v", "--bogus", "-s\x00-1", "-zz\x001",
+	} {
+		f.Add(s)
+	}
+	p := perfTestLike()
+	f.Fuzz(func(t *testing.T, line string) {
+		args := fuzzArgs(line)
+		first := commonsReport(p, args)
+		if again := commonsReport(p, args); again != first {
+			t.Fatalf("%q: two parses differ:\n%s\n---\n%s", args, first, again)
+		}
+		if first == "ERR \n" {
+			t.Fatalf("%q: error with no text", args)
+		}
+	})
+}
