@@ -5,9 +5,11 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/IBM/sarama"
 
+	"github.com/perfclones/perfclones/internal/cli"
 	"github.com/perfclones/perfclones/internal/javafmt"
 )
 
@@ -31,25 +33,29 @@ type consumerPlan struct {
 // A setting the Java consumer refuses ends the run as its construction
 // failure does: the message, then the exception and its cause, on stderr.
 func newConsumerPlan(o *consumerOptions, rel *consumerRelease, warn func(string)) (*consumerPlan, error) {
-	failed := func(err error) error {
+	// ConfigDef's refusals (types, bounds, choices) come from
+	// ConsumerConfig, before the consumer is built: the tool prints the
+	// message and the ConfigException itself. Later ones are the
+	// consumer's construction failure.
+	configDef := func(err error) error {
 		ce, ok := err.(*configError)
-		if !ok {
-			return err
+		if !ok || rel.scala {
+			return failed(err, rel)
 		}
-		return rel.thrown(constructionFailed("consumer", ce))
+		return &cli.Exit{Code: 1, Stderr: ce.msg + "\n" + configException(ce.msg).String() + "\n"}
 	}
 	settings, err := newClientSettings(consumerClient, o.props, log4jTime)
 	if err != nil {
-		return nil, failed(err)
+		return nil, configDef(err)
 	}
 	for _, w := range settings.warnings {
 		warn(w)
 	}
 	if err := settings.applyConsumer(o); err != nil {
-		return nil, failed(err)
+		return nil, configDef(err)
 	}
 	if err := resolvableBootstrap(settings.bootstrap, warn); err != nil {
-		return nil, failed(err)
+		return nil, failed(err, rel)
 	}
 	p := &consumerPlan{
 		include:           o.include,
@@ -69,6 +75,16 @@ func newConsumerPlan(o *consumerOptions, rel *consumerRelease, warn func(string)
 	return p, nil
 }
 
+// failed is the consumer's construction failure: a KafkaException caused
+// by the ConfigException.
+func failed(err error, rel *consumerRelease) error {
+	ce, ok := err.(*configError)
+	if !ok {
+		return err
+	}
+	return rel.thrown(constructionFailed("consumer", ce))
+}
+
 // applyConsumer maps the consumer settings onto sarama.
 func (s *clientSettings) applyConsumer(o *consumerOptions) error {
 	c := s.cfg
@@ -82,11 +98,14 @@ func (s *clientSettings) applyConsumer(o *consumerOptions) error {
 		}
 		c.Consumer.Fetch.Min = int32(n)
 	}
-	wait, err := s.durationMs("fetch.max.wait.ms", 500)
+	waitMs, err := s.atLeast("fetch.max.wait.ms", 500, 0)
 	if err != nil {
 		return err
 	}
-	c.Consumer.MaxWaitTime = wait
+	c.Consumer.MaxWaitTime = time.Duration(waitMs) * time.Millisecond
+	if _, err := s.atLeast("max.poll.records", 500, 1); err != nil {
+		return err
+	}
 	if o.fromLatest {
 		c.Consumer.Offsets.Initial = sarama.OffsetNewest
 	} else {
@@ -110,8 +129,12 @@ func (s *clientSettings) applyConsumer(o *consumerOptions) error {
 		return err
 	}
 	c.Consumer.Offsets.AutoCommit.Interval = interval
-	if v, ok := s.get("isolation.level"); ok && v == "read_committed" {
+	switch v, _ := s.get("isolation.level"); v {
+	case "read_committed":
 		c.Consumer.IsolationLevel = sarama.ReadCommitted
+	case "", "read_uncommitted":
+	default:
+		return &configError{fmt.Sprintf("Invalid value %s for configuration isolation.level: String must be one of: read_committed, read_uncommitted", v)}
 	}
 	if v, ok := s.get("partition.assignment.strategy"); ok && strings.Contains(v, "RoundRobin") {
 		c.Consumer.Group.Rebalance.GroupStrategies = []sarama.BalanceStrategy{sarama.NewBalanceStrategyRoundRobin()}

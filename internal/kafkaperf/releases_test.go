@@ -113,6 +113,13 @@ func TestReleaseDifferences(t *testing.T) {
 			code: 1, stdout: consumerHeader + "\n", lastErr: "Cannot parse argument 'abc' of option messages"},
 		{name: "consumer bad number after notice and header", rel: "4.4", main: ConsumerMain, args: "--bootstrap-server b:1 --topic t --messages abc",
 			code: 1, stdout: "Warning: --messages is deprecated. Use --num-records instead.\n" + consumerHeader + "\n", lastErr: "Cannot parse argument 'abc' of option messages"},
+		// Settings ConfigDef refuses: the message, then the exception (3.9, 4.4).
+		{name: "consumer fetch.max.wait.ms=-1", rel: "3.9", main: ConsumerMain, args: "--bootstrap-server 127.0.0.1:1 --topic t --messages 1 --command-property fetch.max.wait.ms=-1",
+			code: 1, stdout: consumerHeader + "\n", lastErr: "org.apache.kafka.common.config.ConfigException: Invalid value -1 for configuration fetch.max.wait.ms: Value must be at least 0"},
+		{name: "consumer max.poll.records=0", rel: "4.4", main: ConsumerMain, args: "--bootstrap-server 127.0.0.1:1 --topic t --num-records 1 --command-property max.poll.records=0",
+			code: 1, stdout: consumerHeader + "\n", lastErr: "org.apache.kafka.common.config.ConfigException: Invalid value 0 for configuration max.poll.records: Value must be at least 1"},
+		{name: "consumer isolation.level=nope", rel: "3.9", main: ConsumerMain, args: "--bootstrap-server 127.0.0.1:1 --topic t --messages 1 --command-property isolation.level=nope",
+			code: 1, stdout: consumerHeader + "\n", lastErr: "org.apache.kafka.common.config.ConfigException: Invalid value nope for configuration isolation.level: String must be one of: read_committed, read_uncommitted"},
 		// 2.7.2: no --payload-monotonic, an Integer --throughput, the Scala
 		// consumer (values read before the header, uncaught exceptions,
 		// the version with its commit).
