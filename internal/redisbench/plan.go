@@ -113,6 +113,14 @@ func buildPlan(o *Options) (*plan, error) {
 	return p, nil
 }
 
+// reportConfig is what the reports print of the command line.
+type reportConfig struct {
+	quiet, csv bool
+	clients    int // -c as given (the report prints 0 for -c 0)
+	keepAlive  int // -k as given
+	cluster    bool
+}
+
 // newReportConfig is what the reports print of the options.
 func newReportConfig(o *Options) reportConfig {
 	return reportConfig{quiet: o.Quiet, csv: o.CSV, clients: o.Clients, keepAlive: o.KeepAlive, cluster: o.Cluster}
@@ -120,7 +128,7 @@ func newReportConfig(o *Options) reportConfig {
 
 // newConnPlan builds the per-connection prefix. SELECT is never sent to a
 // cluster node.
-func newConnPlan(o *Options, clusterNode bool) connPlan {
+func newConnPlan(o *Options, forCluster bool) connPlan {
 	c := connPlan{reconnect: o.KeepAlive == 0}
 	add := func(args ...string) {
 		c.prefix = append(c.prefix, encodeCommand(args)...)
@@ -136,7 +144,7 @@ func newConnPlan(o *Options, clusterNode bool) connPlan {
 	if o.EnableTracking {
 		add("CLIENT", "TRACKING", "on")
 	}
-	if o.DBNum != 0 && !clusterNode {
+	if o.DBNum != 0 && !forCluster {
 		add("SELECT", fmt.Sprint(o.DBNum))
 	}
 	if o.RESP3 {
@@ -303,30 +311,6 @@ func customSpec(args []string, stdinArg []byte, hasStdin bool) benchmarkSpec {
 	}
 	cmd := encodeArgs(all)
 	return benchmarkSpec{title: title, command: cmd, payloadSize: len(cmd), requestBytes: int64(len(cmd))}
-}
-
-// encodeCommand RESP-encodes a command as a multibulk request.
-func encodeCommand(args []string) []byte {
-	b := make([][]byte, len(args))
-	for i, a := range args {
-		b[i] = []byte(a)
-	}
-	return encodeArgs(b)
-}
-
-func encodeArgs(args [][]byte) []byte {
-	out := make([]byte, 0, 64)
-	out = append(out, '*')
-	out = strconv.AppendInt(out, int64(len(args)), 10)
-	out = append(out, '\r', '\n')
-	for _, a := range args {
-		out = append(out, '$')
-		out = strconv.AppendInt(out, int64(len(a)), 10)
-		out = append(out, '\r', '\n')
-		out = append(out, a...)
-		out = append(out, '\r', '\n')
-	}
-	return out
 }
 
 // payloadGenerator produces -d payloads with redis-benchmark's 32-bit LCG.

@@ -14,14 +14,6 @@ import (
 	"github.com/perfclones/perfclones/internal/result"
 )
 
-// reportConfig is what the reports print of the command line.
-type reportConfig struct {
-	quiet, csv bool
-	clients    int // -c as given (the report prints 0 for -c 0)
-	keepAlive  int // -k as given
-	cluster    bool
-}
-
 // reportInput is everything a test's report prints; formatting never touches the network.
 type reportInput struct {
 	cfg        reportConfig

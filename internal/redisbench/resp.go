@@ -263,3 +263,28 @@ func (p *replyReader) value() (any, error) {
 	}
 	return nil, fmt.Errorf("%w: unexpected type byte %q", errProtocol, l[0])
 }
+
+// encodeCommand RESP-encodes a command as a multibulk request.
+func encodeCommand(args []string) []byte {
+	b := make([][]byte, len(args))
+	for i, a := range args {
+		b[i] = []byte(a)
+	}
+	return encodeArgs(b)
+}
+
+// encodeArgs RESP-encodes a command whose arguments are bytes.
+func encodeArgs(args [][]byte) []byte {
+	out := make([]byte, 0, 64)
+	out = append(out, '*')
+	out = strconv.AppendInt(out, int64(len(args)), 10)
+	out = append(out, '\r', '\n')
+	for _, a := range args {
+		out = append(out, '$')
+		out = strconv.AppendInt(out, int64(len(a)), 10)
+		out = append(out, '\r', '\n')
+		out = append(out, a...)
+		out = append(out, '\r', '\n')
+	}
+	return out
+}
