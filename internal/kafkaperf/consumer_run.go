@@ -163,9 +163,14 @@ func (r *consumerRun) run(ctx context.Context) (timedOut bool, err error) {
 				if errors.Is(err, sarama.ErrClosedConsumerGroup) || ctx.Err() != nil {
 					break
 				}
-				consumeErr <- err
-				cancel()
-				return
+				if fatalConsumeError(err) {
+					consumeErr <- err
+					cancel()
+					return
+				}
+				// A broker that went away: the Java consumer keeps polling,
+				// and the run ends at --timeout as it would without records.
+				_ = clock.Sleep(ctx, r.plan.client.cfg.Metadata.Retry.Backoff)
 			}
 		}
 		consumeErr <- nil
@@ -221,4 +226,14 @@ type consumerSnapshot struct {
 
 func (r *consumerRun) snapshot() consumerSnapshot {
 	return consumerSnapshot{startMs: r.startMs, endMs: r.endMs, records: r.records.Load(), bytes: r.bytes.Load(), rebalanceMs: r.rebalanceMs.Load()}
+}
+
+// fatalConsumeError is an error the Java consumer throws out of poll()
+// rather than retrying: a setting the client refuses, or a refusal by the
+// broker that waiting does not change.
+func fatalConsumeError(err error) bool {
+	var cfgErr sarama.ConfigurationError
+	return errors.As(err, &cfgErr) || errors.Is(err, sarama.ErrInvalidGroupId) ||
+		errors.Is(err, sarama.ErrGroupAuthorizationFailed) || errors.Is(err, sarama.ErrTopicAuthorizationFailed) ||
+		errors.Is(err, sarama.ErrClusterAuthorizationFailed) || errors.Is(err, sarama.ErrSASLAuthenticationFailed)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -127,8 +126,8 @@ type sendStart struct {
 	ms     int64     // the same in Java's wall-clock milliseconds
 	bytes  int64
 	steady bool // sent at or after the warm-up records
-	// state is pending until the record completes, or the run gives up
-	// on it at its end; whichever comes first counts it.
+	// state is pending until the record completes, or expires first
+	// (delivery.timeout.ms); whichever comes first counts it.
 	state atomic.Int32
 }
 
@@ -138,8 +137,9 @@ const (
 	recordExpired
 )
 
-// inFlight is the records sent and not yet completed, oldest first; the
-// run's end gives up on those still pending.
+// inFlight is the records sent and not yet completed, oldest first, so
+// that the expiry watchdog only looks at the head. Records are appended in
+// send order, which is also the order of their deadlines.
 type inFlight struct {
 	mu      sync.Mutex
 	records []*sendStart
@@ -226,28 +226,19 @@ func (r *producerRun) run(ctx context.Context) error {
 		err error
 	}
 	completions := make(chan completion, 1024)
-	// abandon ends the readers when the run has given up on records whose
-	// completions sarama may never deliver.
-	abandon := make(chan struct{})
-	forward := func(c completion) {
-		select {
-		case completions <- c:
-		case <-abandon:
-		}
-	}
 	var lanes sync.WaitGroup
 	for _, p := range r.producers {
 		lanes.Add(2)
 		go func() {
 			defer lanes.Done()
 			for msg := range p.Successes() {
-				forward(completion{msg: msg})
+				completions <- completion{msg: msg}
 			}
 		}()
 		go func() {
 			defer lanes.Done()
 			for perr := range p.Errors() {
-				forward(completion{msg: perr.Msg, err: perr.Err})
+				completions <- completion{msg: perr.Msg, err: perr.Err}
 			}
 		}()
 	}
@@ -255,16 +246,8 @@ func (r *producerRun) run(ctx context.Context) error {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		for {
-			select {
-			case c, ok := <-completions:
-				if !ok {
-					return
-				}
-				r.complete(c.msg, c.err)
-			case <-abandon:
-				return
-			}
+		for c := range completions {
+			r.complete(c.msg, c.err)
 		}
 	}()
 	go func() {
@@ -272,6 +255,33 @@ func (r *producerRun) run(ctx context.Context) error {
 		close(completions)
 	}()
 	producer := r.producers[0]
+
+	// Java fails a record whose delivery.timeout.ms passes before it is
+	// acknowledged; sarama has no such deadline, so a watchdog expires
+	// records here and their late completions are ignored.
+	stopWatchdog := make(chan struct{})
+	watchdogDone := make(chan struct{})
+	go func() {
+		defer close(watchdogDone)
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stopWatchdog:
+				return
+			case <-tick.C:
+				now := r.wall.Ms()
+				for _, s := range r.inFlight.expire(now - plan.deliveryTimeout.Milliseconds()) {
+					r.fail(fmt.Sprintf("org.apache.kafka.common.errors.TimeoutException: Expiring 1 record(s) for %s: %d ms has passed since the record was sent",
+						plan.topic, now-s.ms))
+				}
+			}
+		}
+	}()
+	defer func() {
+		close(stopWatchdog)
+		<-watchdogDone
+	}()
 
 	// Java's first send() waits for the topic's metadata, so its throttle
 	// sees time pass from the second record on; ours has the metadata
@@ -327,9 +337,6 @@ func (r *producerRun) run(ctx context.Context) error {
 		}
 		r.sent.Add(1)
 		r.inFlight.push(meta)
-		if i%4096 == 4095 {
-			r.inFlight.expire(math.MinInt64) // drops the completed ones at the head
-		}
 		select {
 		case input <- msg:
 		default:
@@ -368,33 +375,18 @@ func (r *producerRun) run(ctx context.Context) error {
 	if inTxn && loopErr == nil {
 		loopErr = producer.CommitTxn()
 	}
-	// Like Java's close(), wait for the records still in flight, until
-	// delivery.timeout.ms has passed since the last send. A record counts
-	// as failed only when sarama gave up on it (its retries, sized to
-	// delivery.timeout.ms, are spent) or when it is still unacknowledged
-	// here: then the run gives up on it, and the process ends before it
-	// can be sent again. Expiring records during the run instead would
-	// count as failed records that sarama later writes.
+	// Like Java's close(), wait for the records still in flight; sarama
+	// would fail the ones it is still retrying when it shuts down, so give
+	// them until delivery.timeout.ms has passed since the last send.
 	deadline := time.Now().Add(plan.deliveryTimeout)
 	for r.acked.Load()+r.failed.Load() < r.sent.Load() && time.Now().Before(deadline) && ctx.Err() == nil {
 		_ = clock.Sleep(ctx, 5*time.Millisecond)
 	}
-	now := r.wall.Ms()
-	expired := r.inFlight.expire(now + 1)
-	for _, s := range expired {
-		r.fail(fmt.Sprintf("org.apache.kafka.common.errors.TimeoutException: Expiring 1 record(s) for %s: %d ms has passed since the record was sent",
-			plan.topic, now-s.ms))
-	}
 	// AsyncClose, not Close: Close drains the Successes and Errors channels
 	// itself, and the completions it swallows would be missing from the
-	// counts. Our readers end when sarama closes both channels; with
-	// records given up on, sarama may keep retrying them, so their
-	// completions (ignored: counted already) are not waited for.
+	// counts. Our readers end when sarama closes both channels.
 	for _, p := range r.producers {
 		p.AsyncClose()
-	}
-	if len(expired) > 0 {
-		close(abandon)
 	}
 	wg.Wait()
 	r.whole.rec.Flush()
@@ -409,7 +401,7 @@ func (r *producerRun) run(ctx context.Context) error {
 func (r *producerRun) complete(msg *sarama.ProducerMessage, err error) {
 	start, _ := msg.Metadata.(*sendStart)
 	if !start.state.CompareAndSwap(recordPending, recordCompleted) {
-		return // given up on at the end of the run, counted already
+		return // already counted as expired
 	}
 	if err != nil {
 		r.fail(exceptionLine(err))
