@@ -162,7 +162,7 @@ func (r *joptRows) render() string {
 func joptPieces(raw string, width int) []string {
 	var pieces []string
 	trimmed := strings.TrimFunc(raw, func(r rune) bool { return r <= ' ' })
-	for _, line := range javaSplit(trimmed, "\n") {
+	for _, line := range JavaSplit(trimmed, "\n") {
 		var next strings.Builder
 		for _, word := range lineSegments(line) {
 			if jlen(next.String())+jlen(word) > width {
@@ -188,9 +188,10 @@ func isJavaRegexSpace(r rune) bool {
 	return false
 }
 
-// javaSplit is String.split with a literal separator: trailing empty
-// strings are dropped, but an empty input gives one empty string.
-func javaSplit(s, sep string) []string {
+// JavaSplit is String.split with a literal separator: trailing empty
+// strings are dropped (so "=" split at "=" gives none), but an empty input
+// gives one empty string.
+func JavaSplit(s, sep string) []string {
 	if s == "" {
 		return []string{""}
 	}

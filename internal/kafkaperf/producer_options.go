@@ -322,7 +322,7 @@ func (o *producerOptions) readProps(rel *producerRelease) error {
 	for _, prop := range in.propArgs {
 		// Java splits on every '=' and wants exactly two pieces, so a value
 		// containing '=' (or an empty one) is refused here as there.
-		pieces := javaSplit(prop, "=")
+		pieces := javaopts.JavaSplit(prop, "=")
 		if len(pieces) != 2 {
 			return jvm.Uncaught(jvm.Exception{Class: "java.lang.IllegalArgumentException", Message: "Invalid property: " + prop}, nil)
 		}
@@ -376,20 +376,6 @@ func firstNonEmpty(a, b string) string {
 		return a
 	}
 	return b
-}
-
-// javaSplit is Java's String.split(sep) for a literal separator: trailing
-// empty strings are removed (so "=" gives none), and an empty input gives
-// one empty string.
-func javaSplit(s, sep string) []string {
-	if s == "" {
-		return []string{""}
-	}
-	parts := strings.Split(s, sep)
-	for len(parts) > 0 && parts[len(parts)-1] == "" {
-		parts = parts[:len(parts)-1]
-	}
-	return parts
 }
 
 func randomUUID() string {

@@ -199,8 +199,8 @@ func TestJavaSplit(t *testing.T) {
 	for in, want := range map[string][]string{
 		"a=b": {"a", "b"}, "a": {"a"}, "a=": {"a"}, "a=b=c": {"a", "b", "c"}, "=b": {"", "b"}, "": {""}, "=": {}, "a=b=": {"a", "b"},
 	} {
-		if got := javaSplit(in, "="); !reflect.DeepEqual(got, want) {
-			t.Errorf("javaSplit(%q) = %q, want %q", in, got, want)
+		if got := javaopts.JavaSplit(in, "="); !reflect.DeepEqual(got, want) {
+			t.Errorf("JavaSplit(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
