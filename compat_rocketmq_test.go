@@ -536,9 +536,9 @@ func TestCompatRocketMQBrokerStoppedMidRun(t *testing.T) {
 }
 
 var (
-	rmqTxLine5 = regexp.MustCompile(`^` + rmqTime5 + ` \| Send TPS: {0,4}\d+ \| Max RT\(ms\): {0,4}\d+ \| AVG RT\(ms\): ( *\d+\.\d|NaN) \| Send Failed: \d+ \| ` +
+	rmqTxLine5 = regexp.MustCompile(`^` + rmqTime5 + ` \| Send TPS: {1,5}\d+ \| Max RT\(ms\): {1,5}\d+ \| AVG RT\(ms\): ( *\d+\.\d|NaN) \| Send Failed: \d+ \| ` +
 		`Check: \d+ \| UnexpectedCheck: \d+ \| DuplicatedCheck: \d+$`)
-	rmqTxLine49 = regexp.MustCompile(`^Current Time: \d{13} Send TPS: {0,4}\d+ Max RT\(ms\): {0,4}\d+ AVG RT\(ms\):( *\d+\.\d|NaN) Send Failed: \d+ ` +
+	rmqTxLine49 = regexp.MustCompile(`^Current Time: \d{13} Send TPS: {1,4}\d+ Max RT\(ms\): {1,4}\d+ AVG RT\(ms\):( *\d+\.\d|NaN) Send Failed: \d+ ` +
 		`check: \d+ unexpectedCheck: \d+ duplicatedCheck: \d+ $`)
 )
 
