@@ -49,7 +49,7 @@ func consume(ctx context.Context, d *diff, p *parsed, getenv func(string) string
 	if err != nil {
 		// The original's consumer.start() throws; main ends with its
 		// stack trace and status 1. Ours says why in one line.
-		return nil, cli.Failure(fmt.Sprintf("%s: cannot start the consumer: no name server answers at %s (%v)", ToolName, joinAddrs(pl.namesrv), err))
+		return nil, cli.Failure(fmt.Sprintf("%s: cannot start the consumer: no name server answers at %s (%v)", ToolName, strings.Join(pl.namesrv, ";"), err))
 	}
 	run := &consumerRun{b2c: newHistogram(), s2c: newHistogram(), failRate: pl.failRate}
 	opts := []consumer.Option{

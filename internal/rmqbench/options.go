@@ -8,6 +8,9 @@ import (
 	"github.com/perfclones/perfclones/internal/jvm"
 )
 
+// ToolName is the multi-call name; the first argument is the mode.
+const ToolName = "rocketmq-benchmark"
+
 // mode is one of the benchmark's programs: the class a distribution script
 // starts, the app name its help prints, and its options.
 type mode struct {

@@ -26,13 +26,6 @@ func namesrvList(p *parsed, getenv func(string) string) []string {
 	return out
 }
 
-// credentials are the ACL keys: only used with -a true. The real defaults
-// are the other way round from what the help says.
-type credentials struct {
-	enabled              bool
-	accessKey, secretKey string
-}
-
 // producerPlan is everything a producer run needs.
 type producerPlan struct {
 	namesrv       []string
