@@ -281,9 +281,9 @@ func opensslName(iana string) string {
 // setupConn is a blocking connection for the commands around a benchmark
 // (AUTH, CONFIG GET, CLUSTER NODES/SLOTS), like the C tool's getRedisContext.
 type setupConn struct {
-	conn net.Conn
-	rd   *replyReader
-	// unwatch stops closing conn when the run's ctx ends, which is how a
+	socket net.Conn
+	reader *replyReader
+	// unwatch stops closing the socket when the run's ctx ends, which is how a
 	// signal ends a set-up command waiting on a silent server.
 	unwatch func() bool
 }
@@ -295,15 +295,15 @@ func openSetupConn(ctx context.Context, d *dialer, ep endpoint, auth []string) (
 	if err != nil {
 		return nil, err
 	}
-	s := &setupConn{conn: c, rd: newReplyReader(c), unwatch: context.AfterFunc(ctx, func() { c.Close() })}
+	s := &setupConn{socket: c, reader: newReplyReader(c), unwatch: context.AfterFunc(ctx, func() { c.Close() })}
 	if auth != nil {
 		v, err := s.do(auth...)
 		if err != nil {
-			s.close()
+			s.shut()
 			return nil, fmt.Errorf("ERROR: failed to fetch reply from %s", ep)
 		}
 		if e, ok := v.(replyError); ok {
-			s.close()
+			s.shut()
 			return nil, fmt.Errorf("Node %s replied with error:\n%s", ep, string(e))
 		}
 	}
@@ -311,16 +311,16 @@ func openSetupConn(ctx context.Context, d *dialer, ep endpoint, auth []string) (
 }
 
 func (s *setupConn) do(args ...string) (any, error) {
-	_ = s.conn.SetDeadline(time.Now().Add(connectTimeout))
-	if _, err := s.conn.Write(encodeCommand(args)); err != nil {
+	_ = s.socket.SetDeadline(time.Now().Add(connectTimeout))
+	if _, err := s.socket.Write(encodeCommand(args)); err != nil {
 		return nil, err
 	}
-	return s.rd.value()
+	return s.reader.value()
 }
 
-func (s *setupConn) close() {
+func (s *setupConn) shut() {
 	s.unwatch()
-	s.conn.Close()
+	s.socket.Close()
 }
 
 // serverConfig is what the report prints of a server's persistence settings.

@@ -126,7 +126,7 @@ func (inv *invocation) run(o *Options) error {
 		threads: p.threads,
 		random:  &sharedRandom{g: newGlibcRandom(p.seed)},
 		clock:   wall,
-		notify:  func(f *failure) { inv.errOut.Line(f.Error()) },
+		notify:  func(f *requestFailure) { inv.errOut.Line(f.Error()) },
 	}
 	if err := inv.discover(s); err != nil {
 		return err
@@ -207,7 +207,7 @@ func (inv *invocation) runTest(s *session, progress *progressPrinter, spec bench
 		return err
 	}
 	r := s.newBenchmark(inv.ctx, spec)
-	if err := r.connect(s.plan.connections); err != nil {
+	if err := r.openClients(s.plan.connections); err != nil {
 		return err
 	}
 	progress.beginTest(spec, s.threads)
@@ -259,7 +259,7 @@ func (inv *invocation) discover(s *session) error {
 			if err == nil {
 				// A node that refuses CONFIG only loses its report lines.
 				n.config, _ = fetchConfig(conn, n.ep)
-				conn.close()
+				conn.shut()
 			}
 			if err := inv.ctx.Err(); err != nil {
 				return err // the reply was cut short by the signal
@@ -277,7 +277,7 @@ func (inv *invocation) discover(s *session) error {
 	if err != nil {
 		return err
 	}
-	defer conn.close()
+	defer conn.shut()
 	cfg, err := fetchConfig(conn, p.target)
 	if ctxErr := inv.ctx.Err(); ctxErr != nil {
 		return ctxErr // the reply was cut short by the signal

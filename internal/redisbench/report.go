@@ -388,7 +388,7 @@ func resultTest(res *benchmarkResult, intervals []result.Interval) (result.Test,
 }
 
 // Error is the failure as the C tool words it on stderr.
-func (f *failure) Error() string {
+func (f *requestFailure) Error() string {
 	switch f.what {
 	case serverReply:
 		return "Error from server: " + f.reply
@@ -415,7 +415,7 @@ func (f *failure) Error() string {
 // kind is how the result file counts a failed request: an error reply by
 // its first word ("ERR", "WRONGTYPE", "NOAUTH"), anything else by what
 // broke.
-func (f *failure) kind() string {
+func (f *requestFailure) kind() string {
 	switch f.what {
 	case serverReply, nodeReply:
 		if i := strings.IndexByte(f.reply, ' '); i > 0 {
@@ -438,7 +438,7 @@ func (f *failure) kind() string {
 }
 
 // errorCounts is the result file's errors by kind, nil when there were none.
-func errorCounts(failures []*failure) map[string]int64 {
+func errorCounts(failures []*requestFailure) map[string]int64 {
 	if len(failures) == 0 {
 		return nil
 	}
