@@ -186,11 +186,6 @@ func TestClusterBanner(t *testing.T) {
 	}
 }
 
-// fixedSource is a running test whose counters the test sets.
-type fixedSource struct{ s progressSnapshot }
-
-func (f *fixedSource) snapshot() progressSnapshot { return f.s }
-
 func TestProgressIntervals(t *testing.T) {
 	tests := []struct {
 		name     string
