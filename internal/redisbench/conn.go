@@ -42,6 +42,11 @@ func (e endpoint) String() string {
 // dialer opens connections with the run's TLS settings.
 type dialer struct {
 	tls *tls.Config // nil without --tls
+	// tlsErr is a TLS set-up that failed (a CA file that cannot be read, a
+	// bad client certificate). The C tool sets TLS up anew on every
+	// connection, after the TCP connect, so every connect that succeeds
+	// fails with it.
+	tlsErr error
 }
 
 // connectError carries the text the C tool prints after "Could not connect to Redis at <addr>: ".
@@ -55,7 +60,16 @@ func (e *connectError) Error() string {
 }
 
 // tlsError is a failed TLS set-up or handshake.
-type tlsError struct{ reason string }
+type tlsError struct {
+	reason string
+	// handshake: the set-up was fine but the handshake failed. The C tool
+	// says nothing of that on its set-up connection (only that it could not
+	// fetch the server's CONFIG), and its clients then wait forever.
+	handshake bool
+	// timeout: the handshake got no answer within connectTimeout (a server
+	// that does not speak TLS); the C tool waits for it forever.
+	timeout bool
+}
 
 func (e *tlsError) Error() string { return "Could not negotiate a TLS connection: " + e.reason }
 
@@ -89,6 +103,10 @@ func (d *dialer) dial(ctx context.Context, ep endpoint) (net.Conn, error) {
 	if tc, ok := c.(*net.TCPConn); ok {
 		_ = tc.SetNoDelay(true)
 	}
+	if d.tlsErr != nil {
+		c.Close()
+		return nil, d.tlsErr
+	}
 	if d.tls == nil {
 		return c, nil
 	}
@@ -96,10 +114,25 @@ func (d *dialer) dial(ctx context.Context, ep endpoint) (net.Conn, error) {
 	_ = tc.SetDeadline(time.Now().Add(connectTimeout))
 	if err := tc.HandshakeContext(ctx); err != nil {
 		c.Close()
-		return nil, &tlsError{reason: err.Error()}
+		return nil, handshakeError(err)
 	}
 	_ = tc.SetDeadline(time.Time{})
 	return tc, nil
+}
+
+// handshakeError is a failed handshake in the C tool's terms: a chain that
+// does not verify is OpenSSL's "certificate verify failed".
+func handshakeError(err error) *tlsError {
+	var unknown x509.UnknownAuthorityError
+	var invalid x509.CertificateInvalidError
+	var verify *tls.CertificateVerificationError
+	switch {
+	case isTimeout(err):
+		return &tlsError{reason: err.Error(), handshake: true, timeout: true}
+	case errors.As(err, &unknown), errors.As(err, &invalid), errors.As(err, &verify):
+		return &tlsError{reason: "certificate verify failed", handshake: true}
+	}
+	return &tlsError{reason: err.Error(), handshake: true}
 }
 
 // strerror turns a Go network error into the C library's message for it.

@@ -12,6 +12,7 @@ package redisbench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -275,7 +276,7 @@ func (inv *invocation) discover(s *session) error {
 	}
 	conn, err := openSetupConn(inv.ctx, p.dialer, p.target, p.auth)
 	if err != nil {
-		return err
+		return inv.setupFailed(err, p.dialer)
 	}
 	defer conn.shut()
 	cfg, err := fetchConfig(conn, p.target)
@@ -290,6 +291,29 @@ func (inv *invocation) discover(s *session) error {
 	}
 	s.config = cfg
 	return nil
+}
+
+// setupFailed handles a failed set-up connection as the C tool does where
+// that can be told apart: a TLS failure is only a missing CONFIG there (its
+// set-up names a bad CA file or certificate, not a failed handshake), and
+// the clients' connections then fail with the TLS set-up's error, which
+// becomes the run's. Anything else ends the run with its own error.
+func (inv *invocation) setupFailed(err error, d *dialer) error {
+	var te *tlsError
+	var ce *connectError
+	switch {
+	case errors.As(err, &te) && !te.timeout:
+		if !te.handshake {
+			inv.errOut.Line(te.Error())
+		}
+		inv.errOut.Line(noConfigWarning)
+		return nil
+	case errors.As(err, &ce) && d.tlsErr != nil:
+		inv.errOut.Line(ce.Error())
+		inv.errOut.Line(noConfigWarning)
+		return d.tlsErr
+	}
+	return err
 }
 
 // idle is -I: open the connections, send nothing, and print the number of
