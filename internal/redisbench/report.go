@@ -366,6 +366,8 @@ func cleanLine(width int) string {
 // once the clients stopped, the payload bytes they carried, the error
 // replies and broken connections by kind, and the request latencies the
 // report's percentiles come from (as the C tool, at most -n of them).
+// A run that failed or was interrupted also counts its unanswered
+// requests, so that sent = operations + unanswered + error replies.
 func resultTest(res *benchmarkResult, intervals []result.Interval) (result.Test, error) {
 	t := result.Test{
 		Name:           res.spec.title,
@@ -378,6 +380,12 @@ func resultTest(res *benchmarkResult, intervals []result.Interval) (result.Test,
 			Errors:     errorCounts(res.failures),
 		},
 		Intervals: intervals,
+	}
+	if res.unanswered > 0 {
+		if t.Counts.Errors == nil {
+			t.Counts.Errors = map[string]int64{}
+		}
+		t.Counts.Errors["unanswered"] = res.unanswered
 	}
 	lat, err := result.LatencyOf(res.latency)
 	if err != nil {

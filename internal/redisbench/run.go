@@ -83,6 +83,10 @@ type benchmarkResult struct {
 	// batches were in flight.
 	replies  int64
 	failures []*requestFailure // the failed requests, in order; the first ended the run
+	// unanswered are the requests of pipelines written whose replies had
+	// not all been read when the run stopped (only a run that failed or
+	// was interrupted has any): the server may or may not have run them.
+	unanswered int64
 	fatal    *requestFailure   // what ended the run early, nil when it completed
 }
 
@@ -140,6 +144,9 @@ type benchClient struct {
 	buf     []byte
 	cmdOff  int // where the -P commands start in buf
 	pending int // prefix replies still to come on this connection
+	// inflight are the requests of the batch written and not yet counted
+	// (the run sums them once its clients have stopped).
+	inflight int64
 	randOff []int
 	tagOff  []int
 	rec     *latency.Recorder
@@ -337,6 +344,9 @@ func (r *benchmarkRun) wait() *benchmarkResult {
 	}
 	r.mu.Lock()
 	res.failures = r.failures
+	for _, c := range r.clients {
+		res.unanswered += c.inflight
+	}
 	r.mu.Unlock()
 	return res
 }
@@ -364,6 +374,7 @@ func (c *benchClient) loop() {
 			out = c.buf
 		}
 		start := time.Now()
+		c.inflight = r.pipeline
 		if _, err := c.conn.Write(out); err != nil {
 			c.writeFailed(err)
 			return
@@ -399,6 +410,7 @@ func (c *benchClient) loop() {
 				return
 			}
 		}
+		c.inflight = 0
 		before := r.finished.Add(r.pipeline) - r.pipeline
 		if recorded := min(r.pipeline, r.requests-before); recorded > 0 {
 			for range recorded {
