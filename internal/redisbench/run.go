@@ -87,7 +87,7 @@ type benchmarkResult struct {
 	// not all been read when the run stopped (only a run that failed or
 	// was interrupted has any): the server may or may not have run them.
 	unanswered int64
-	fatal    *requestFailure   // what ended the run early, nil when it completed
+	fatal      *requestFailure // what ended the run early, nil when it completed
 }
 
 // benchmarkRun is one benchmark (one title) in progress: what its clients
@@ -147,9 +147,9 @@ type benchClient struct {
 	// inflight are the requests of the batch written and not yet counted
 	// (the run sums them once its clients have stopped).
 	inflight int64
-	randOff []int
-	tagOff  []int
-	rec     *latency.Recorder
+	randOff  []int
+	tagOff   []int
+	rec      *latency.Recorder
 }
 
 // progressSnapshot is what a progress tick reads of a running benchmark.
