@@ -185,6 +185,42 @@ func consumerChecks44(c *consumerChecks) error {
 	return nil
 }
 
+// consumerRelease is how one release's kafka-consumer-perf-test differs.
+type consumerRelease struct {
+	// description is the line above the help table ("... full zookeeper
+	// consumer" in the Scala tool, up to 3.4).
+	description string
+	// version is what --version prints; "" means the release's Version
+	// (the Java tool, 3.5+); the Scala tool adds its commit.
+	version string
+	// scala: the Scala tool (up to 3.4) reads every option value before it
+	// prints the header, and a failure is the JVM's uncaught exception;
+	// the Java tool (3.5+) prints the header first, and its catch-all
+	// prints the exception's message (then the stack trace).
+	scala bool
+	// joinStartAtZero: up to 2.7 the rebalance clock starts at 0, so with
+	// a 2.4+ client the first assignment adds the whole epoch time to
+	// rebalance.time.ms and fetch.time.ms goes negative (KAFKA-10701).
+	joinStartAtZero bool
+	// options is the release's option table, with the other releases'
+	// options hidden (parsed, not in the help).
+	options func(group string) []javaopts.JoptOption
+	// checks are the release's checks after parsing, in its order: help,
+	// --version, then the required arguments.
+	checks func(c *consumerChecks) error
+	// threadsWarning is the stdout line printed when --threads or
+	// --num-fetch-threads is given (2.7-3.9); "" when the release does not
+	// know those options.
+	threadsWarning string
+	// deprecationNotices: 4.2+ warn on stdout about --messages and
+	// --consumer.config.
+	deprecationNotices bool
+	// timeoutWarning is the format of the line printed when --timeout
+	// ended the run early; 4.2 says "records" where earlier ones said
+	// "messages".
+	timeoutWarning string
+}
+
 // consumerOptions is the checked command line.
 type consumerOptions struct {
 	bootstrap         string

@@ -3,6 +3,7 @@ package kafkaperf
 import (
 	"crypto/rand"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/perfclones/perfclones/internal/javaopts"
@@ -161,6 +162,75 @@ func (r *producerRelease) parserWith(args []javaopts.Arg) *javaopts.ArgParser {
 		Groups:       []javaopts.Group{{Name: "payload", Mutex: true, Required: true, Description: r.payloadGroup}},
 		Args:         args,
 	}
+}
+
+// producerRelease is how one release's kafka-producer-perf-test differs.
+type producerRelease struct {
+	// prog is argparse4j's program name in usage and error lines.
+	prog        string
+	description string
+	// args is the release's own option table: it alone drives the help,
+	// the usage and the parse errors. The other releases' options are
+	// parsed by producerAllArgs when a command line uses them.
+	args []javaopts.Arg
+	// payloadGroup is the payload group's help description.
+	payloadGroup string
+	// noClientConfig is the parser error when no option gives client
+	// settings.
+	noClientConfig string
+	// checksAtParse: 4.x refuses --num-records, --record-size and
+	// --transaction-duration-ms below 1 as parser errors. Before, a zero
+	// --num-records ends in "/ by zero" and a negative --record-size in
+	// NegativeArraySizeException once the producer is built, and a
+	// duration below 1 means no transactions.
+	checksAtParse bool
+	// deprecationNotices: 4.2+ print a notice on stdout for each use of
+	// --producer-props and --producer.config.
+	deprecationNotices bool
+	transactions       transactionRules
+	// payloadCountLine is the format of the line after "Reading payloads
+	// from: ..." ("messages" up to 3.9, "records" in 4.x).
+	payloadCountLine string
+	// payloadTokens splits the --payload-file text at the delimiter:
+	// String.split up to 3.9, a Scanner from 4.0 (empty tokens count
+	// differently).
+	payloadTokens func(text string, delimiter *regexp.Regexp) []string
+	// noPayloads is the message of the IllegalArgumentException when the
+	// file holds no payload.
+	noPayloads string
+	// clientID is the client.id the tool sets when none is given
+	// ("perf-producer-client" from 3.1; before, none: the Java client
+	// names itself producer-1).
+	clientID string
+	// onePayload: up to 2.8, --record-size sends one value drawn once
+	// with every record; from 3.0 each record gets fresh random letters.
+	onePayload bool
+	// client are the Java client's defaults of the release.
+	client producerClientDefaults
+}
+
+// producerClientDefaults are the Java producer's defaults that changed
+// under the tool.
+type producerClientDefaults struct {
+	acks        string // "1" up to 2.8, "all" from 3.0 (KIP-679)
+	idempotence bool   // enable.idempotence: false up to 2.8, true from 3.0
+	lingerMs    int64  // 0 up to 3.9, 5 from 4.0 (KIP-1030)
+	// inFlightOver5Fails: with default idempotence, more than 5 requests in
+	// flight is an error from 4.0; before, idempotence is turned off with a
+	// warning.
+	inFlightOver5Fails bool
+}
+
+// transactionRules say when a run is transactional and with which id.
+type transactionRules struct {
+	// onlyWithDuration: up to 3.9 transactions are on only when
+	// --transaction-duration-ms is positive; from 4.0 also when a
+	// transactional id is given, with a default duration.
+	onlyWithDuration  bool
+	defaultDurationMs int64
+	// defaultID is the transactional.id when none is given; "" means
+	// "performance-producer-" and a random UUID (4.0+).
+	defaultID string
 }
 
 // producerOptions is what the command line asks for, checked.
