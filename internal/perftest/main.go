@@ -7,9 +7,7 @@ package perftest
 import (
 	"context"
 	"crypto/tls"
-	"fmt"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -21,43 +19,11 @@ import (
 	"github.com/perfclones/perfclones/internal/result"
 )
 
-// Tool is PerfTest as the cmd/ binaries run it. The JVM exits with 128 +
-// the signal's number on SIGINT and SIGTERM. The distribution's
-// bin/runjava is a script that passes the class name first; Main
-// dispatches on it.
-var Tool = cli.Tool{
-	Name:    "perftest",
-	Aliases: []string{"perf-test"},
-	About:   "RabbitMQ PerfTest (com.rabbitmq.perf.PerfTest); bin/runjava CLASS ARGS...",
-	Main:    Main,
-	Layout: []cli.Entry{
-		{Path: "rabbitmq-perf-test/bin/runjava", Script: true},
-		{Path: "rabbitmq-perf-test/html", Files: Assets},
-	},
-}
-
-// classPrefix starts the class names bin/runjava is given.
-const classPrefix = "com.rabbitmq.perf."
-
 // logTime is logback's %d{HH:mm:ss.SSS}.
 func logTime() string { return time.Now().Format("15:04:05.000") }
 
-// Main is `perftest ARGS...`, or `perftest com.rabbitmq.perf.CLASS ARGS...`
-// as bin/runjava runs it.
+// Main is com.rabbitmq.perf.PerfTest's main: `perftest ARGS...`.
 func Main(ctx context.Context, args []string, sys cli.IO) int {
-	if len(args) > 0 && strings.HasPrefix(args[0], classPrefix) {
-		switch args[0] {
-		case classPrefix + "PerfTest":
-			args = args[1:]
-		case classPrefix + "PerfTestMulti":
-			return MultiMain(ctx, args[1:], sys)
-		case classPrefix + "WebServer":
-			return WebMain(ctx, args[1:], sys)
-		default:
-			fmt.Fprintf(sys.Stderr, "Error: Could not find or load main class %s\nCaused by: java.lang.ClassNotFoundException: %s\n", args[0], args[0])
-			return 1
-		}
-	}
 	rel, err := releases.Select(sys.Getenv)
 	if err != nil {
 		return cli.Finish(sys, err)
@@ -78,8 +44,33 @@ func Main(ctx context.Context, args []string, sys cli.IO) int {
 	return code
 }
 
+// mainThreadException is PerfTest's catch-all: the exception on stderr,
+// a logback ERROR line and the exception on stdout, exit 1; 2.19+ also
+// print "test stopped" when the failure came after setup began.
+//
+// logback prints an exception without a message as "Class: null".
+func mainThreadException(d *diff, e jvm.Exception, afterSetup bool, clock func() string, causes ...jvm.Exception) *cli.Exit {
+	logged := func(x jvm.Exception) string {
+		if x.Message == "" {
+			return x.Class + ": null"
+		}
+		return x.String()
+	}
+	out := clock() + " [main] ERROR com.rabbitmq.perf.PerfTest - Main thread caught exception\n" + logged(e) + "\n"
+	for _, c := range causes {
+		out += "Caused by: " + logged(c) + "\n"
+	}
+	if afterSetup && d.metricsRefactor {
+		out += "test stopped\n"
+	}
+	return &cli.Exit{Code: 1, Stderr: "Main thread caught exception: " + e.String() + "\n", Stdout: out}
+}
+
 func mainRun(ctx context.Context, d *diff, args []string, sys cli.IO, run *result.Run) int {
-	o, err := parseOptions(d, args, sys.Getenv, logTime)
+	o, err := parseOptions(d, args, sys.Getenv)
+	if ne, ok := err.(*numberError); ok {
+		err = mainThreadException(d, jvm.Exception{Class: "java.lang.NumberFormatException", Message: ne.msg}, false, logTime)
+	}
 	if err != nil {
 		return cli.Finish(sys, err)
 	}
@@ -156,7 +147,7 @@ type execution struct {
 // report also to onReport), until the time limit, the agents' limits or
 // ctx's end. A nil execution means ctx ended during setup; an error, that
 // setup failed.
-func execute(ctx context.Context, p *plan, out *lineout.Writer, stderr func(string), csv *lineout.Writer, onReport func(report)) (*execution, error) {
+func execute(ctx context.Context, p *plan, out *lineout.Writer, stderr func(string), csv *lineout.Writer, onReport func(intervalReport)) (*execution, error) {
 	d := p.rel
 	r := &runner{
 		p: p, c: newCounters(), reasons: &stopReasons{}, clock: monotonic{base: time.Now()}, wall: clock.NewWall(),
@@ -250,12 +241,12 @@ type reporter struct {
 	intervals               []result.Interval
 	recvIntervals           []result.Interval
 	lastBytes               [2]int64
-	onReport                func(report)
+	onReport                func(intervalReport)
 }
 
-// report is one interval as PerfTestMulti's samples see it: counts and
+// intervalReport is one interval as PerfTestMulti's samples see it: counts and
 // the interval's latency (µs) when it had samples.
-type report struct {
+type intervalReport struct {
 	elapsedMs      int64 // the interval's length
 	sent, received int64
 	latencyCount   int64
@@ -345,7 +336,7 @@ func (rep *reporter) report(now time.Time) {
 		Operations: cur[4] - rep.last[4], Bytes: recvBytes - rep.lastBytes[1]})
 	rep.lastBytes = [2]int64{pubBytes, recvBytes}
 	if rep.onReport != nil {
-		rr := report{elapsedMs: elapsedMs, sent: cur[0] - rep.last[0], received: cur[4] - rep.last[4], latencyCount: cons.TotalCount()}
+		rr := intervalReport{elapsedMs: elapsedMs, sent: cur[0] - rep.last[0], received: cur[4] - rep.last[4], latencyCount: cons.TotalCount()}
 		if rr.latencyCount > 0 {
 			rr.latencyMin, rr.latencyMax, rr.latencyMean = cons.Min(), cons.Max(), cons.Mean()
 		}

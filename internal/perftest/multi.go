@@ -38,10 +38,10 @@ type scenario struct {
 	uri       string // "" when the scenario names none
 	interval  int
 	params    []map[string]any
-	variables []variable
+	variables []scenarioVariable
 }
 
-type variable struct {
+type scenarioVariable struct {
 	name   string // the property, camelCase: "minMsgSize"
 	key    string // as written: "min-msg-size"
 	values []any
@@ -201,7 +201,7 @@ func parseSpec(data []byte) ([]scenario, error) {
 					return nil, fmt.Errorf("Type %s was not multicast", t)
 				}
 				values, _ := vm["values"].([]any)
-				s.variables = append(s.variables, variable{name: propertyName(name), key: name, values: values})
+				s.variables = append(s.variables, scenarioVariable{name: propertyName(name), key: name, values: values})
 			}
 		default:
 			return nil, fmt.Errorf("Type %s was not simple or varying.", s.typ)
@@ -378,7 +378,7 @@ type scenarioStats struct {
 	pendingSend, pendingRecv int64
 }
 
-func (st *scenarioStats) onReport(r report) {
+func (st *scenarioStats) onReport(r intervalReport) {
 	if len(st.samples) == warmUpSamples {
 		st.sendTotal, st.recvTotal, st.latSum, st.latCount = 0, 0, 0, 0
 		st.elapsedIgnored = st.elapsedTotal
@@ -474,7 +474,7 @@ func runScenario(ctx context.Context, s scenario, uri string, tick func()) (map[
 		for i, f := range rateFactors {
 			values[i] = int(f * float64(maxRate))
 		}
-		return runVarying(ctx, s.params[:1], []variable{{name: "producerRateLimit", values: values}}, uri, tick)
+		return runVarying(ctx, s.params[:1], []scenarioVariable{{name: "producerRateLimit", values: values}}, uri, tick)
 	}
 }
 
@@ -490,7 +490,7 @@ func valueString(v any) string {
 	return fmt.Sprint(v)
 }
 
-func runVarying(ctx context.Context, params []map[string]any, vars []variable, uri string, tick func()) (map[string]any, error) {
+func runVarying(ctx context.Context, params []map[string]any, vars []scenarioVariable, uri string, tick func()) (map[string]any, error) {
 	dims := make([]any, len(vars))
 	dimValues := map[string]any{}
 	for i, v := range vars {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/perfclones/perfclones/internal/cli"
 	"github.com/perfclones/perfclones/internal/javaopts"
-	"github.com/perfclones/perfclones/internal/jvm"
 )
 
 // options are the settings of one PerfTest run, read from the command line
@@ -54,7 +53,7 @@ type options struct {
 	disableRecovery                    bool    // -dcr
 	shutdownTimeout                    int
 	// ignored lists options given that this clone parses but does not act
-	// on; Main names them on stderr.
+	// on; the run names them on stderr.
 	ignored []string
 }
 
@@ -145,33 +144,12 @@ func (c *commandLine) lookupValue(key string) (string, bool) {
 	return c.line.Value(key)
 }
 
-// mainThreadException is PerfTest's catch-all: the exception on stderr,
-// a logback ERROR line and the exception on stdout, exit 1; 2.19+ also
-// print "test stopped" when the failure came after setup began.
-//
-// logback prints an exception without a message as "Class: null".
-func mainThreadException(d *diff, e jvm.Exception, afterSetup bool, clock func() string, causes ...jvm.Exception) *cli.Exit {
-	logged := func(x jvm.Exception) string {
-		if x.Message == "" {
-			return x.Class + ": null"
-		}
-		return x.String()
-	}
-	out := clock() + " [main] ERROR com.rabbitmq.perf.PerfTest - Main thread caught exception\n" + logged(e) + "\n"
-	for _, c := range causes {
-		out += "Caused by: " + logged(c) + "\n"
-	}
-	if afterSetup && d.metricsRefactor {
-		out += "test stopped\n"
-	}
-	return &cli.Exit{Code: 1, Stderr: "Main thread caught exception: " + e.String() + "\n", Stdout: out}
-}
-
 // parseOptions reads args as the release's PerfTest main does, up to the
 // point where it connects. Every early ending (help, version, a parse or
-// validation error, a bad number) is an *cli.Exit with the release's text.
-func parseOptions(d *diff, args []string, getenv func(string) string, clock func() string) (*options, error) {
-	all := append(append([]javaopts.CommonsOption{}, d.options...), d.metricsOptions...)
+// validation error) is an *cli.Exit with the release's text; a bad number
+// is a *numberError, which the caller reports as PerfTest's catch-all.
+func parseOptions(d *diff, args []string, getenv func(string) string) (*options, error) {
+	all := append(append([]javaopts.CommonsOption{}, d.optionTable...), d.metricsTable...)
 	parser := &javaopts.CommonsParser{Options: all}
 	line, err := parser.Parse(args)
 	if err != nil && strings.HasPrefix(err.Error(), "Unrecognized option: ") {
@@ -191,8 +169,8 @@ func parseOptions(d *diff, args []string, getenv func(string) string, clock func
 	for i := range all {
 		c.byKey[all[i].Key()] = &all[i]
 	}
-	main := &javaopts.CommonsParser{Options: d.options}
-	metrics := &javaopts.CommonsParser{Options: d.metricsOptions}
+	main := &javaopts.CommonsParser{Options: d.optionTable}
+	metrics := &javaopts.CommonsParser{Options: d.metricsTable}
 	switch {
 	case c.has("mh") && c.has("env"):
 		return nil, &cli.Exit{Stdout: envHelp(metrics)}
@@ -205,14 +183,7 @@ func parseOptions(d *diff, args []string, getenv func(string) string, clock func
 	case c.has("v"):
 		return nil, &cli.Exit{Stdout: versionText(d)}
 	}
-	o, err := readOptions(d, c)
-	if err != nil {
-		if ne, ok := err.(*numberError); ok {
-			return nil, mainThreadException(d, jvm.Exception{Class: "java.lang.NumberFormatException", Message: ne.msg}, false, clock)
-		}
-		return nil, err
-	}
-	return o, nil
+	return readOptions(d, c)
 }
 
 // withOtherReleases is table followed by every option of the other
@@ -224,7 +195,7 @@ func withOtherReleases(table []javaopts.CommonsOption) []javaopts.CommonsOption 
 	}
 	out := append([]javaopts.CommonsOption{}, table...)
 	for _, rel := range releases.List {
-		for _, group := range [][]javaopts.CommonsOption{rel.Diff.options, rel.Diff.metricsOptions} {
+		for _, group := range [][]javaopts.CommonsOption{rel.Diff.optionTable, rel.Diff.metricsTable} {
 			for _, o := range group {
 				if !have[o.Key()] && (o.Long == "" || !have["--"+o.Long]) {
 					out = append(out, o)
@@ -458,7 +429,7 @@ func readOptions(d *diff, c *commandLine) (*options, error) {
 			}
 		}
 	}
-	for _, m := range d.metricsOptions {
+	for _, m := range d.metricsTable {
 		if c.line.Has(m.Key()) && m.Key() != "mh" {
 			o.ignored = append(o.ignored, "-"+m.Key())
 		}

@@ -31,7 +31,7 @@ type plan struct {
 	// upfront are queues declared and bound on the configuration
 	// connection before any client starts (patterns, or -u without
 	// consumers), with their binding keys.
-	upfront     []binding
+	upfront     []queueBinding
 	skipBinding bool
 
 	producers []producerPlan
@@ -62,7 +62,7 @@ type queueSettings struct {
 	args                           amqp.Table
 }
 
-type binding struct{ queue, key string }
+type queueBinding struct{ queue, key string }
 
 // producerPlan is one producer channel.
 type producerPlan struct {
@@ -90,7 +90,7 @@ type consumerPlan struct {
 	// queues to consume; when declareOwn is set the channel declares a
 	// server-named queue and binds it with bindKey instead.
 	queues     []string
-	declare    []binding // named queues this channel declares and binds first
+	declare    []queueBinding // named queues this channel declares and binds first
 	declareOwn bool
 	bindKey    string
 	// routingKey is the key a delivery must carry for its latency to be
@@ -168,11 +168,11 @@ func buildPlan(rel *diff, o *options, id string) *plan {
 			if o.routingKey != "" {
 				key = o.routingKey
 			}
-			p.upfront = append(p.upfront, binding{queue: q, key: key})
+			p.upfront = append(p.upfront, queueBinding{queue: q, key: key})
 		}
 	} else if o.queues != nil && o.consumers <= 0 {
 		for _, q := range o.queues {
-			p.upfront = append(p.upfront, binding{queue: q, key: runKey})
+			p.upfront = append(p.upfront, queueBinding{queue: q, key: runKey})
 		}
 	}
 	keyOf := func(i int) string {
@@ -197,7 +197,7 @@ func buildPlan(rel *diff, o *options, id string) *plan {
 			case o.queues != nil:
 				cp.queues = o.queues
 				for _, q := range o.queues {
-					cp.declare = append(cp.declare, binding{queue: q, key: runKey})
+					cp.declare = append(cp.declare, queueBinding{queue: q, key: runKey})
 				}
 			default:
 				cp.declareOwn = !o.predeclared
@@ -235,4 +235,24 @@ func buildPlan(rel *diff, o *options, id string) *plan {
 // queue patterns are ("queue-%d", "q-%03d").
 func javaFormatInt(pattern string, i int) string {
 	return fmt.Sprintf(strings.ReplaceAll(pattern, "%n", "\n"), i)
+}
+
+// shown says which parts of a report line a run has, fixed for the run
+// as PerfTest fixes them when it creates its stats.
+type shown struct {
+	sent, returned, confirmed, received bool
+	// millis: latencies are ms ("-ms"), else µs.
+	millis bool
+	// legacy: 2.18's -l (min/avg/max instead of percentiles).
+	legacy bool
+}
+
+func (s shown) consumerLatency() bool { return s.received }
+func (s shown) confirmLatency() bool  { return s.sent && s.confirmed }
+
+func (s shown) unit() string {
+	if s.millis {
+		return "ms"
+	}
+	return "µs"
 }

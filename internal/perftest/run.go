@@ -235,7 +235,7 @@ func during(classID, methodID int, err error) error {
 }
 
 // javaException is the exception the Java client would have thrown for
-// err, as PerfTest's "Main thread caught exception" prints it.
+// err, as PerfTest's catch-all in its main thread prints it.
 func javaException(err error) (jvm.Exception, []jvm.Exception) {
 	var amqpErr *amqp.Error
 	var opErr *net.OpError
@@ -293,7 +293,7 @@ func (r *runner) declareExchange(conn *amqp.Connection, ch *amqp.Channel) (*amqp
 
 // declareQueue declares a named queue (with -p only if a passive check
 // fails) and binds it to the exchange unless bindings are skipped.
-func (r *runner) declareQueue(conn *amqp.Connection, ch *amqp.Channel, b binding) (*amqp.Channel, error) {
+func (r *runner) declareQueue(conn *amqp.Connection, ch *amqp.Channel, b queueBinding) (*amqp.Channel, error) {
 	p := r.p
 	exists := false
 	if p.predeclared {
