@@ -394,8 +394,9 @@ func (rep *reporter) summaryLines(end time.Time) []string {
 }
 
 // tests are the run's result-file entries: what the producers published
-// and what the consumers received, with their latencies, and the time
-// the broker's flow control blocked connections.
+// and what the consumers received, with their latencies, with confirms
+// what the broker confirmed (and nacked, and left unconfirmed), and the
+// time the broker's flow control blocked connections.
 func (rep *reporter) tests(end time.Time) []result.Test {
 	start := rep.agentsStart
 	el := end.Sub(start).Seconds()
@@ -414,6 +415,23 @@ func (rep *reporter) tests(end time.Time) []result.Test {
 		con.Latency = map[string]*result.Latency{"consume": l}
 	}
 	tests := []result.Test{pub, con}
+	if rep.p.sh.confirmed {
+		// The broker's answers to the publishes: every one published is
+		// confirmed, nacked, or still unconfirmed when the run ended.
+		confirmed, nacked := rep.c.confirmed.Load(), rep.c.nacked.Load()
+		errs := map[string]int64{}
+		if nacked > 0 {
+			errs["nacked"] = nacked
+		}
+		if n := pub.Counts.Operations - confirmed - nacked; n > 0 {
+			errs["unconfirmed"] = n
+		}
+		if len(errs) == 0 {
+			errs = nil
+		}
+		tests = append(tests, result.Test{Name: "confirm", Start: start, End: end, ElapsedSeconds: el,
+			Counts: result.Counts{Operations: confirmed, Errors: errs}})
+	}
 	if n := rep.c.blocked.Load(); n > 0 {
 		tests = append(tests, result.Test{Name: "flow-control-blocked", Start: start, End: end,
 			ElapsedSeconds: time.Duration(rep.c.blockedNanos.Load()).Seconds(),
