@@ -60,6 +60,7 @@ func redisCounter(t *testing.T, srv *testenv.PrivateRedis) int64 {
 }
 
 func TestFaultRedis(t *testing.T) {
+	t.Parallel()
 	bin := ourTool(t, "redis-benchmark")
 	testenv.Toxiproxy(t)
 	const clients, pipeline = 4, 8
