@@ -22,8 +22,12 @@ func produce(ctx context.Context, d *diff, p *parsed, getenv func(string) string
 		return nil, err
 	}
 	out.Write(producerHeader(d, pl))
-	if err := pl.compressCheck(); err != nil {
+	compressLine, err := pl.startup()
+	if err != nil {
 		return nil, err
+	}
+	if compressLine != "" {
+		out.Line(compressLine)
 	}
 	start := time.Now()
 	run := &producerRun{hist: newHistogram()}

@@ -59,15 +59,11 @@ func b(v bool) string { return strconv.FormatBool(v) }
 // producerHeader is the producer's start-up output.
 func producerHeader(d *diff, p *producerPlan) string {
 	if d.Pipes {
-		s := fmt.Sprintf("topic: %s, threadCount: %d, messageSize: %d, keyEnable: %s, propertySize: %d, tagCount: %d, "+
+		return fmt.Sprintf("topic: %s, threadCount: %d, messageSize: %d, keyEnable: %s, propertySize: %d, tagCount: %d, "+
 			"traceEnable: %s, aclEnable: %s, messageQuantity: %d, delayEnable: %s, delayLevel: %d, asyncEnable: %s\n"+
 			" compressEnable: %s, reportInterval: %d\n",
 			p.topic, p.threads, p.size, b(p.keys), 0, p.tagCount, b(p.trace), b(p.acl), p.quantity,
 			b(p.delay), p.delayLevel, b(p.async), b(p.compress), p.reportMs)
-		if p.compress {
-			s += fmt.Sprintf("compressType: %s compressLevel: %d\n", p.compressType, p.compressLevel)
-		}
-		return s
 	}
 	return fmt.Sprintf("topic: %s threadCount: %d messageSize: %d keyEnable: %s propertySize: %d tagCount: %d "+
 		"traceEnable: %s aclEnable: %s messageQuantity: %d\ndelayEnable: %s delayLevel: %d\nasyncEnable: %s\n",
