@@ -154,6 +154,13 @@ func strerror(err error) string {
 	if errors.Is(err, io.EOF) {
 		return "Server closed the connection"
 	}
+	// A TLS alert from the server (a client certificate it refuses, or
+	// none where it requires one) comes with its close; OpenSSL reads the
+	// close, which hiredis reports so.
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "remote error" {
+		return "Server closed the connection"
+	}
 	return err.Error()
 }
 
