@@ -7,8 +7,16 @@ package perftest
 import (
 	"context"
 	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
 	"os"
+	"regexp"
+	"strconv"
+	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/perfclones/perfclones/internal/cli"
@@ -66,10 +74,132 @@ func mainThreadException(d *diff, e jvm.Exception, afterSetup bool, clock func()
 	return &cli.Exit{Code: 1, Stderr: "Main thread caught exception: " + e.String() + "\n", Stdout: out}
 }
 
+// strerror is the C library's text of an I/O error, as Java's messages
+// carry it ("No such file or directory").
+func strerror(err error) string {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		s := errno.Error()
+		return strings.ToUpper(s[:1]) + s[1:]
+	}
+	return err.Error()
+}
+
+// serversUp waits up to timeout seconds, trying every second, until every
+// broker of uris accepts a TCP connection (-sst).
+func serversUp(ctx context.Context, uris []string, timeout int) bool {
+	deadline := time.Now().Add(time.Duration(timeout) * time.Second)
+	for {
+		up := true
+		for _, u := range uris {
+			addr := "localhost:5672"
+			if pu, err := url.Parse(u); err == nil && pu.Host != "" {
+				addr = pu.Host
+				if pu.Port() == "" {
+					port := "5672"
+					if strings.EqualFold(pu.Scheme, "amqps") {
+						port = "5671"
+					}
+					addr = net.JoinHostPort(pu.Hostname(), port)
+				}
+			}
+			c, err := net.DialTimeout("tcp", addr, time.Second)
+			if err != nil {
+				up = false
+				break
+			}
+			_ = c.Close()
+		}
+		if up {
+			return true
+		}
+		if time.Now().Add(time.Second).After(deadline) {
+			return false
+		}
+		if clock.Sleep(ctx, time.Second) != nil {
+			return false
+		}
+	}
+}
+
+// javaURIs checks the broker URIs as java.net.URI and the Java client's
+// ConnectionFactory.setUri do, in that order, and rewrites in place the
+// forms Java accepts and Go's URL parser would not: a non-numeric port
+// (Java then falls back to localhost and the default port) and non-ASCII
+// bytes (percent-encoded, which decode to the same user and password).
+func javaURIs(uris []string) *jvm.Exception {
+	if len(uris) == 0 {
+		return &jvm.Exception{Class: "java.lang.ArrayIndexOutOfBoundsException", Message: "Index 0 out of bounds for length 0"}
+	}
+	for i, u := range uris {
+		for j := 0; j < len(u); j++ {
+			if u[j] == '%' && (j+2 >= len(u) || !isHex(u[j+1]) || !isHex(u[j+2])) {
+				return &jvm.Exception{Class: "java.net.URISyntaxException", Message: fmt.Sprintf("Malformed escape pair at index %d: %s", j, u)}
+			}
+		}
+		scheme, rest, ok := strings.Cut(u, ":")
+		if !ok || !javaScheme.MatchString(scheme) {
+			return &jvm.Exception{Class: "java.lang.NullPointerException",
+				Message: `Cannot invoke "String.toLowerCase()" because the return value of "java.net.URI.getScheme()" is null`}
+		}
+		if authority, ok := strings.CutPrefix(rest, "//"); ok {
+			if end := strings.IndexAny(authority, "/?#"); end >= 0 {
+				authority = authority[:end]
+			}
+			host := authority[strings.LastIndexByte(authority, '@')+1:]
+			if strings.HasPrefix(host, "[") && !strings.Contains(host, "]") {
+				return &jvm.Exception{Class: "java.net.URISyntaxException",
+					Message: fmt.Sprintf("Expected closing bracket for IPv6 address at index %d: %s", len(u), u)}
+			}
+		}
+		if s := strings.ToLower(scheme); s != "amqp" && s != "amqps" {
+			return &jvm.Exception{Class: "java.lang.IllegalArgumentException", Message: "Wrong scheme in AMQP URI: " + scheme}
+		}
+		if pu, err := url.Parse(percentNonASCII(u)); err == nil {
+			if n, err := strconv.Atoi(pu.Port()); err == nil && n > 65535 {
+				return &jvm.Exception{Class: "java.lang.IllegalArgumentException", Message: fmt.Sprintf("port out of range:%d", n)}
+			}
+		} else if strings.Contains(err.Error(), "invalid port") {
+			// A registry-based authority to java.net.URI: no host, no
+			// port, no user, so the client's defaults.
+			path := ""
+			if authority, ok := strings.CutPrefix(rest, "//"); ok {
+				if end := strings.IndexAny(authority, "/?#"); end >= 0 {
+					path = authority[end:]
+				}
+			}
+			uris[i] = scheme + "://localhost" + path
+			continue
+		}
+		uris[i] = percentNonASCII(u)
+	}
+	return nil
+}
+
+var javaScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*$`)
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func percentNonASCII(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			fmt.Fprintf(&b, "%%%02X", s[i])
+		} else {
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
+}
+
 func mainRun(ctx context.Context, d *diff, args []string, sys cli.IO, run *result.Run) int {
 	o, err := parseOptions(d, args, sys.Getenv)
 	if ne, ok := err.(*numberError); ok {
 		err = mainThreadException(d, jvm.Exception{Class: "java.lang.NumberFormatException", Message: ne.msg}, false, logTime)
+	} else if jt, ok := err.(*javaThrow); ok {
+		err = mainThreadException(d, jt.e, false, logTime)
 	}
 	if err != nil {
 		return cli.Finish(sys, err)
@@ -78,12 +208,28 @@ func mainRun(ctx context.Context, d *diff, args []string, sys cli.IO, run *resul
 		_, _ = sys.Stderr.Write([]byte(n))
 	}
 	id := o.id
-	if id == "" {
+	if id == "" && !o.idGiven {
 		id = "test-" + time.Now().Format("150405.000")
 		id = id[:11] + "-" + id[12:]
 	}
+	if o.queuePattern != "" {
+		if _, e := javaFormatInt(o.queuePattern, o.patternFrom); e != nil {
+			return cli.Finish(sys, mainThreadException(d, *e, false, logTime))
+		}
+	}
 	p := buildPlan(d, o, id)
 	out := lineout.New(sys.Stdout)
+	if o.heartbeat < 0 || o.heartbeat > 65535 {
+		set := 0
+		if o.heartbeat > 65535 {
+			set = 65535
+		}
+		out.Line(fmt.Sprintf("%s [main] WARN  c.rabbitmq.client.ConnectionFactory - Requested heartbeat must be between 0 and 65535, value has been set to %d instead of %d", logTime(), set, o.heartbeat))
+		p.heartbeat = time.Duration(set) * time.Second
+	}
+	if e := javaURIs(p.uris); e != nil {
+		return cli.Finish(sys, mainThreadException(d, *e, false, logTime))
+	}
 	for _, u := range p.uris {
 		if len(u) > 8 && (u[:8] == "amqps://" || u[:8] == "AMQPS://") {
 			out.Line(logTime() + " [main] WARN  c.r.c.TrustEverythingTrustManager - SECURITY ALERT: this trust manager trusts every certificate, effectively disabling peer verification. This is convenient for local development but offers no protection against man-in-the-middle attacks. Please see https://www.rabbitmq.com/ssl.html to learn more about peer certificate verification.")
@@ -95,10 +241,23 @@ func mainRun(ctx context.Context, d *diff, args []string, sys cli.IO, run *resul
 		_ = os.Remove(p.csvPath)
 		f, err := os.OpenFile(p.csvPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
-			return cli.Finish(sys, mainThreadException(d, jvm.Exception{Class: "java.io.FileNotFoundException", Message: p.csvPath + " (" + err.Error() + ")"}, false, logTime))
+			return cli.Finish(sys, mainThreadException(d, jvm.Exception{Class: "java.io.FileNotFoundException", Message: p.csvPath + " (" + strerror(err) + ")"}, false, logTime))
 		}
 		defer f.Close()
 		csv = lineout.New(f)
+	}
+	if o.serversStartupTimeout > 0 && !serversUp(ctx, p.uris, o.serversStartupTimeout) {
+		if ctx.Err() != nil {
+			return interruptedEnding(ctx, d, out)
+		}
+		out.Line(fmt.Sprintf("Could not connect to broker(s) in %d second(s), exiting.", o.serversStartupTimeout))
+		out.Line("test stopped")
+		if !d.metricsRefactor {
+			for _, l := range d.summary(p.id, p.compact, p.sh, 0, 0, 0, latencyStats{}, latencyStats{}) {
+				out.Line(l)
+			}
+		}
+		return 0
 	}
 	ex, err := execute(ctx, p, out, lineout.New(sys.Stderr).Line, csv, nil)
 	if ex == nil {

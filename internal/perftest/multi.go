@@ -77,7 +77,9 @@ func MultiMain(ctx context.Context, args []string, sys cli.IO) int {
 	for _, s := range scenarios {
 		out.Write("Running scenario '" + s.name + "' ")
 		res, err := runScenario(ctx, s, uri, func() { out.Write("#") })
-		out.Write("\n")
+		if err == nil {
+			out.Write("\n")
+		}
 		if err != nil {
 			if _, ok := cli.Interrupted(ctx); ok {
 				code, _ := cli.Interrupted(ctx)
@@ -94,7 +96,8 @@ func MultiMain(ctx context.Context, args []string, sys cli.IO) int {
 		results[s.name] = res
 	}
 	if err := os.WriteFile(args[1], []byte(gsonPretty(results)+"\n"), 0o644); err != nil {
-		fmt.Fprintf(sys.Stderr, "perfclones: cannot write %s: %v\n", args[1], err)
+		out.Write(logTime() + " [main] ERROR com.rabbitmq.perf.PerfTestMulti - Error during test execution\n" +
+			"java.io.FileNotFoundException: " + args[1] + " (" + strerror(err) + ")\n")
 		return 1
 	}
 	return 0
@@ -138,10 +141,34 @@ func lenientJSON(s string) string {
 	return b.String()
 }
 
+// gsonKind is the token a lenient Gson reader sees first in text.
+func gsonKind(text string) string {
+	switch c := text[0]; {
+	case c == '[':
+		return "BEGIN_ARRAY"
+	case c == '{':
+		return "BEGIN_OBJECT"
+	case c == '-' || '0' <= c && c <= '9':
+		return "NUMBER"
+	case strings.HasPrefix(text, "true") || strings.HasPrefix(text, "false"):
+		return "BOOLEAN"
+	case strings.HasPrefix(text, "null"):
+		return "NULL"
+	}
+	return "STRING"
+}
+
 func parseSpec(data []byte) ([]scenario, error) {
 	text := strings.TrimSpace(string(data))
 	if text == "" || text == "null" {
 		return nil, &cli.Exit{Code: 1, Stdout: "Input json file could not be parsed\n"}
+	}
+	if kind := gsonKind(text); kind != "BEGIN_ARRAY" {
+		column := 1
+		if kind == "BEGIN_OBJECT" {
+			column = 2
+		}
+		return nil, &cli.Exit{Code: 1, Stderr: fmt.Sprintf("Exception in thread \"main\" com.google.gson.JsonSyntaxException: java.lang.IllegalStateException: Expected BEGIN_ARRAY but was %s at line 1 column %d path $\n", kind, column)}
 	}
 	var raw []map[string]any
 	if err := json.Unmarshal([]byte(lenientJSON(text)), &raw); err != nil {

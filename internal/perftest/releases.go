@@ -32,6 +32,8 @@ type diff struct {
 	// dropZeroLatency: a consumer latency of 0 is not recorded (2.18 and,
 	// through "latency > 0", every release up to 2.24).
 	dropZeroLatency bool
+	// multiAckAtMostQos: -A above a non-zero -q is refused (2.22 checks it).
+	multiAckAtMostQos bool
 }
 
 var releases = cli.Releases[diff]{
@@ -46,14 +48,14 @@ var releases = cli.Releases[diff]{
 		{Name: "2.22", Version: "2.22.1", Also: []string{"2.19", "2.20", "2.21", "2.23"}, Diff: diff{
 			optionTable: release222Options, metricsTable: release222MetricsOptions,
 			versionLine:     "RabbitMQ Perf Test 2.22.1 (b9d98f48f7a79b7bed6c4e3117ebff742e37d272; 2024-11-19T14:49:09Z)",
-			metricsRefactor: true, validationToStderr: true, dropZeroLatency: true,
+			metricsRefactor: true, validationToStderr: true, dropZeroLatency: true, multiAckAtMostQos: true,
 		}},
 		{Name: "2.24", Version: "2.24.0", Also: []string{"2.25"}, Diff: diff{
 			// Neither 2.24's option table nor its build are available
 			// here: 2.22's table stands in, and -v names only the release.
 			optionTable: release222Options, metricsTable: release222MetricsOptions,
 			versionLine:     "RabbitMQ Perf Test 2.24.0",
-			metricsRefactor: true, validationToStderr: true, maxColumn: true, dropZeroLatency: true,
+			metricsRefactor: true, validationToStderr: true, maxColumn: true, dropZeroLatency: true, multiAckAtMostQos: true,
 		}},
 	},
 }
