@@ -205,6 +205,9 @@ func parseSpec(data []byte) ([]scenario, error) {
 				if _, known := paramKeys[propertyName(k)]; !known {
 					return nil, fmt.Errorf("Could not find property %s in class com.rabbitmq.perf.MulticastParams", propertyName(k))
 				}
+				if text, ok := pm[k].(string); ok && !numberText(propertyName(k), text) {
+					return nil, &cli.Exit{Code: 1, Stderr: "Exception in thread \"main\" java.lang.NumberFormatException: For input string: \"" + text + "\"\n"}
+				}
 			}
 			s.params = append(s.params, pm)
 		}
@@ -328,6 +331,24 @@ var paramKeys = map[string]func(o *options, v any){
 	"consumerLatencyInMicroseconds": func(o *options, v any) {
 		o.consumerLatencyMicros = asInt(v)
 	},
+}
+
+// numberText: a string value is one the property's Java setter takes
+// (PerfTestMulti converts every string to the setter's type as it reads
+// the spec, so a bad number stops it before any scenario runs).
+func numberText(property, text string) bool {
+	switch property {
+	case "producerRateLimit", "consumerRateLimit":
+		_, err := strconv.ParseFloat(text, 64)
+		return err == nil
+	case "exchangeType", "exchangeName", "queueNames", "routingKey", "flags", "queueArguments", "queuePattern",
+		// booleans: any text is false but "true"
+		"autoAck", "randomRoutingKey", "skipBindingQueues", "autoDelete", "predeclared", "useMillis", "exclusive",
+		"consumerSlowStart", "nack", "requeue":
+		return true
+	}
+	_, err := strconv.ParseInt(text, 10, 32)
+	return err == nil
 }
 
 func asInt(v any) int {
