@@ -3,6 +3,8 @@ package kafkaperf
 import (
 	"crypto/rand"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -207,6 +209,16 @@ type producerRelease struct {
 	onePayload bool
 	// client are the Java client's defaults of the release.
 	client producerClientDefaults
+	// unknownConfigWarn: up to 2.8 the Java clients log a setting they do
+	// not know at WARN, which the tools print; from 3.0 at INFO, which
+	// they do not.
+	unknownConfigWarn bool
+}
+
+// logged are the client warnings the release's tool prints (see
+// unknownConfigWarn).
+func (r *producerRelease) logged(warnings []string) []string {
+	return loggedWarnings(warnings, r.unknownConfigWarn)
 }
 
 // producerClientDefaults are the Java producer's defaults that changed
@@ -275,7 +287,7 @@ func (r *producerRelease) parseProducer(args []string, width int) (*javaopts.Nam
 // parseProducerOptions turns the command line into options; a command
 // line that ends the program early gives a *cli.Exit.
 func parseProducerOptions(args []string, width int, rel *producerRelease) (*producerOptions, error) {
-	ns, err := rel.parseProducer(args, width)
+	ns, err := rel.parseProducer(jvmArgs(args), width)
 	if err != nil {
 		return nil, err
 	}
@@ -346,6 +358,17 @@ func parseProducerOptions(args []string, width int, rel *producerRelease) (*prod
 		o.notices = append(o.notices, "Option --producer.config has been deprecated and will be removed in a future version. Use --command-config instead.")
 	}
 
+	if o.throughput == 0 {
+		// Java's throttler waits forever at 0 after the first record; ours
+		// refuses the value instead of hanging.
+		return fail("argument --throughput: 0 would stop after the first record forever (the Java tool hangs); use -1 for no limit")
+	}
+	if ns.Has("payloadFile") {
+		if err := payloadFileIsDirectory(o.payloadFile); err != nil {
+			return nil, err
+		}
+	}
+
 	delim, _ := ns.String("payloadDelimiter")
 	if delim == `\n` || delim == "" {
 		// The default is shown as \n in the help; it means a newline.
@@ -355,7 +378,8 @@ func parseProducerOptions(args []string, width int, rel *producerRelease) (*prod
 
 	o.client = clientInputs{
 		propArgs: append(props, cmdProps...), configFile: firstNonEmpty(configFile, cmdConfigFile),
-		bootstrap: bootstrap, hasBootstrap: hasBootstrap,
+		hasConfigFile: hasConfigFile || hasCmdConfigFile,
+		bootstrap:     bootstrap, hasBootstrap: hasBootstrap,
 		txnID: txnID, hasTxnID: hasTxnID, txnMs: txnMs, hasTxnMs: hasTxnMs,
 	}
 	return o, nil
@@ -364,14 +388,17 @@ func parseProducerOptions(args []string, width int, rel *producerRelease) (*prod
 // clientInputs are the options that make the client's properties, read
 // after the payload file as the original does (readProps).
 type clientInputs struct {
-	propArgs     []string // --producer-props or --command-property
-	configFile   string   // --producer.config or --command-config
-	bootstrap    string
-	hasBootstrap bool
-	txnID        string
-	hasTxnID     bool
-	txnMs        int64
-	hasTxnMs     bool
+	propArgs   []string // --producer-props or --command-property
+	configFile string   // --producer.config or --command-config
+	// hasConfigFile: a file was named (an empty name is the working
+	// directory, as in Java).
+	hasConfigFile bool
+	bootstrap     string
+	hasBootstrap  bool
+	txnID         string
+	hasTxnID      bool
+	txnMs         int64
+	hasTxnMs      bool
 }
 
 // readProps makes the client's properties: the file first, then the
@@ -382,12 +409,18 @@ type clientInputs struct {
 func (o *producerOptions) readProps(rel *producerRelease) error {
 	in := o.client
 	o.props = javaprops.New()
-	if in.configFile != "" {
-		loaded, err := javaprops.LoadFile(in.configFile)
-		if err != nil {
+	if in.hasConfigFile {
+		loaded, ferr := loadPropsFile(in.configFile)
+		switch {
+		case ferr == nil:
+			o.props.Merge(loaded)
+		case ferr.directory:
+			return jvm.Uncaught(jvm.Exception{Class: "java.io.IOException", Message: "Is a directory"}, nil)
+		case ferr.malformed:
+			return jvm.Uncaught(malformedEscape, nil)
+		default:
 			return jvm.Uncaught(jvm.Exception{Class: "java.nio.file.NoSuchFileException", Message: in.configFile}, nil)
 		}
-		o.props.Merge(loaded)
 	}
 	for _, prop := range in.propArgs {
 		// Java splits on every '=' and wants exactly two pieces, so a value
@@ -405,7 +438,9 @@ func (o *producerOptions) readProps(rel *producerRelease) error {
 		o.props.Set("client.id", rel.clientID)
 	}
 	o.transactional, o.transactionMs = rel.transactions.decide(o.props, in.txnID, in.hasTxnID, in.txnMs, in.hasTxnMs)
-	return nil
+	// What building the Java producer refuses first, whatever client runs
+	// underneath.
+	return checkProducerConfig(o.props)
 }
 
 // decide says whether the run is transactional and its commit interval,
@@ -454,4 +489,18 @@ func randomUUID() string {
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+}
+
+// payloadFileIsDirectory is how the Java tool ends when --payload-file
+// names a directory (an empty name is the working directory): it prints
+// the path it reads from, then the IOException of reading it.
+func payloadFileIsDirectory(path string) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil
+	}
+	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+		return nil
+	}
+	return jvm.Uncaught(jvm.Exception{Class: "java.io.IOException", Message: "Is a directory"}, []string{"Reading payloads from: " + abs})
 }

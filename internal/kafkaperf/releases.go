@@ -85,9 +85,10 @@ var kafka27 = kafkaRelease{
 		payloadCountLine: "Number of messages read: %d",
 		payloadTokens:    javaStringSplit,
 		// Random.nextInt(0) on the first record.
-		noPayloads: "bound must be positive",
-		onePayload: true,
-		client:     producerClientDefaults{acks: "1", idempotence: false, lingerMs: 0},
+		noPayloads:        "bound must be positive",
+		onePayload:        true,
+		client:            producerClientDefaults{acks: "1", idempotence: false, lingerMs: 0},
+		unknownConfigWarn: true,
 	},
 	consumer: consumerRelease{
 		description:     "This tool helps in performance test for the full zookeeper consumer",
@@ -98,6 +99,8 @@ var kafka27 = kafkaRelease{
 		checks:          consumerChecks39,
 		threadsWarning:  kafka39.consumer.threadsWarning,
 		timeoutWarning:  kafka39.consumer.timeoutWarning,
+		// The Scala tool's 2.7 client.
+		unknownConfigWarn: true,
 	},
 }
 
