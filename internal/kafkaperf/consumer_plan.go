@@ -48,7 +48,7 @@ func newConsumerPlan(o *consumerOptions, rel *consumerRelease, warn func(string)
 	if err != nil {
 		return nil, configDef(err)
 	}
-	for _, w := range settings.warnings {
+	for _, w := range rel.logged(settings.warnings) {
 		warn(w)
 	}
 	if err := settings.applyConsumer(o); err != nil {
