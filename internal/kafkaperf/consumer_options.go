@@ -340,7 +340,7 @@ func (o *consumerOptions) readValues(rel *consumerRelease) error {
 		}
 	}
 	if set.Has("include") {
-		re, err := regexp.Compile("^(?:" + include + ")$")
+		re, _, err := javaPattern(include, "^(?:", ")$")
 		if err != nil {
 			return rel.thrown(jvm.Exception{Class: "java.util.regex.PatternSyntaxException", Message: err.Error()})
 		}

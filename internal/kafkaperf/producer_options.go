@@ -375,6 +375,19 @@ func parseProducerOptions(args []string, width int, rel *producerRelease) (*prod
 		delim = "\n"
 	}
 	o.payloadDelimiter = delim
+	if o.payloadFile != "" {
+		// The file is split with the delimiter once it is read: a pattern
+		// Java refuses ends the run then, after the file's path is printed.
+		if st, err := os.Stat(o.payloadFile); err == nil && st.Mode().IsRegular() && st.Size() > 0 {
+			_, translated, err := javaPattern(delim, "", "")
+			if err != nil {
+				abs, _ := filepath.Abs(o.payloadFile)
+				return nil, jvm.Uncaught(jvm.Exception{Class: "java.util.regex.PatternSyntaxException", Message: err.Error()},
+					[]string{"Reading payloads from: " + abs})
+			}
+			o.payloadDelimiter = translated
+		}
+	}
 
 	o.client = clientInputs{
 		propArgs: append(props, cmdProps...), configFile: firstNonEmpty(configFile, cmdConfigFile),
