@@ -39,7 +39,7 @@
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
 	set -euo pipefail
-	# shellcheck source=common.sh
+	# shellcheck source=scripts/lib/common.sh
 	. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 fi
 
@@ -249,7 +249,7 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
 	certs) [ $# -eq 2 ] || die "usage: $0 certs DIR"; tls_certs "$2" ;;
 	kafka-start)
 		[ $# -eq 2 ] || die "usage: $0 kafka-start DIR"
-		# shellcheck source=kafka.sh
+		# shellcheck source=scripts/lib/kafka.sh
 		. "$ROOT/scripts/lib/kafka.sh"
 		tls_kafka_start "$2"
 		;;
