@@ -173,6 +173,19 @@ func (pl *producerPlan) startup() (string, error) {
 	return fmt.Sprintf("compressType: %s compressLevel: %d", pl.compressType, pl.compressLevel), nil
 }
 
+// maxMessageSize is the Java producer's default limit on a body.
+const maxMessageSize = 4 * 1024 * 1024
+
+// refused reports whether the Java client refuses every message of the
+// run before sending it (Validators.checkMessage: a blank, too long or
+// illegal topic, an empty body or one over 4 MB). Each attempt is then a
+// Send Failed without a pause, as the MQClientException it throws is.
+func (pl *producerPlan) refused() bool {
+	t := pl.topic
+	return javaTrim(t) == "" || utf16Len(t) > 127 || !groupPattern.MatchString(t) ||
+		pl.size == 0 || pl.size > maxMessageSize
+}
+
 // compressTypeCheck is CompressionType.of: ZLIB, LZ4 or ZSTD in any
 // case, around blanks.
 func compressTypeCheck(name string) error {

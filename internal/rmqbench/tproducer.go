@@ -270,7 +270,7 @@ func (r *txRun) sender(ctx context.Context, p rocketmq.TransactionProducer) {
 // senders of half messages until stopped, check-backs answered from the
 // bodies, a line every report interval once ten snapshots exist.
 func produceTransactions(ctx context.Context, d *diff, p *parsed, getenv func(string) string, out, errOut *lineout.Writer) ([]result.Test, error) {
-	now := clock.NewWall().Ms()
+	now := instanceMillis()
 	pl, err := newTxPlan(d, p, getenv, now)
 	if err != nil {
 		return nil, err
