@@ -126,6 +126,21 @@ func bodyCheck(size int) error {
 	return jvmArray(int64(size), 3)
 }
 
+// maxJavaThreads is how many sender threads ours starts at most. A JVM
+// asked for more runs out of native threads somewhere near the host's
+// limits (its main dies of an OutOfMemoryError while the threads it did
+// start run on); ours refuses up front with that error instead of
+// starting millions of goroutines.
+const maxJavaThreads = 32768
+
+func threadsCheck(n int) error {
+	if n > maxJavaThreads {
+		return jvm.Uncaught(jvm.Exception{Class: "java.lang.OutOfMemoryError",
+			Message: "unable to create native thread: possibly out of memory or process/resource limits reached"}, nil)
+	}
+	return nil
+}
+
 // illegalArgument is the bare IllegalArgumentException that
 // Executors.newFixedThreadPool(<= 0) and scheduleAtFixedRate(period <= 0)
 // throw.
@@ -153,6 +168,9 @@ func (pl *producerPlan) startup() (string, error) {
 	}
 	pl.compressType, pl.compressLevel, pl.compressOver = "ZLIB", 5, 4096
 	if !pl.compress {
+		if err := pl.sendersCheck(); err != nil {
+			return "", err
+		}
 		pl.body = randomBody(pl.size)
 		pl.shares = splitQuantity(pl.quantity, pl.threads)
 		return "", nil
@@ -166,6 +184,9 @@ func (pl *producerPlan) startup() (string, error) {
 		return "", err
 	}
 	if err := compressTypeCheck(pl.compressType); err != nil {
+		return "", err
+	}
+	if err := pl.sendersCheck(); err != nil {
 		return "", err
 	}
 	pl.body = randomBody(pl.size)
@@ -184,6 +205,16 @@ func (pl *producerPlan) refused() bool {
 	t := pl.topic
 	return javaTrim(t) == "" || utf16Len(t) > 127 || !groupPattern.MatchString(t) ||
 		pl.size == 0 || pl.size > maxMessageSize
+}
+
+// sendersCheck refuses more sender threads than ours starts: with -q only
+// the threads with a share start.
+func (pl *producerPlan) sendersCheck() error {
+	n := int64(pl.threads)
+	if pl.quantity > 0 {
+		n = min(n, pl.quantity)
+	}
+	return threadsCheck(int(min(n, math.MaxInt32)))
 }
 
 // compressTypeCheck is CompressionType.of: ZLIB, LZ4 or ZSTD in any
@@ -428,5 +459,5 @@ func (pl *batchPlan) startErr() error {
 	if pl.threads <= 0 {
 		return illegalArgument()
 	}
-	return jvmArray(int64(pl.threads), 0)
+	return threadsCheck(pl.threads)
 }

@@ -100,6 +100,9 @@ func newTxPlan(d *diff, p *parsed, getenv func(string) string, nowMs int64) (*tx
 		// newFixedThreadPool, then scheduleAtFixedRate, before any output.
 		return nil, illegalArgument()
 	}
+	if err := threadsCheck(pl.threads); err != nil {
+		return nil, err
+	}
 	return pl, nil
 }
 
