@@ -187,7 +187,7 @@ func (k configKey) check(value string) *configDefError {
 		}
 	case typeString:
 		if k.nonEmpty && trimmed == "" {
-			return invalidValue(trimmed, k.name, "String may not be empty")
+			return invalidValue(trimmed, k.name, "String must be non-empty")
 		}
 		if len(k.choices) > 0 {
 			for _, c := range k.choices {
@@ -268,9 +268,22 @@ func constructionException(client string, cause *configDefError) (jvm.Exception,
 
 // checkProducerConfig is what building the Java producer checks first; a
 // refusal ends the program as the uncaught exception does.
-func checkProducerConfig(props *javaprops.Properties) error {
+// bootstrapRequired: from 4.0 bootstrap.servers has no default, so
+// ConfigDef refuses a producer without it.
+func checkProducerConfig(props *javaprops.Properties, bootstrapRequired bool) error {
+	if _, ok := props.Get("bootstrap.servers"); !ok && bootstrapRequired {
+		return jvm.Uncaught(configDefException(&configDefError{`Missing required configuration "bootstrap.servers" which has no default value.`}), nil)
+	}
 	if err := checkConfigDef(props, true); err != nil {
 		return jvm.Uncaught(configDefException(err), nil)
+	}
+	if v, _ := props.Get("bootstrap.servers"); bootstrapRequired && javaTrimSet(v) != "" {
+		// 4.x's list validator: no empty entry.
+		for _, url := range strings.Split(javaTrimSet(v), ",") {
+			if javaTrimSet(url) == "" {
+				return jvm.Uncaught(configDefException(&configDefError{"Configuration 'bootstrap.servers' values must not be empty."}), nil)
+			}
+		}
 	}
 	if err := checkConstruction(props); err != nil {
 		e, cause := constructionException("producer", err)

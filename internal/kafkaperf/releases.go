@@ -122,6 +122,8 @@ var kafka44 = kafkaRelease{
 		noPayloads:         "No payload file, record size or payload-monotonic option provided.",
 		clientID:           "perf-producer-client",
 		client:             producerClientDefaults{acks: "all", idempotence: true, lingerMs: 5, inFlightOver5Fails: true},
+		bootstrapRequired:  true,
+		dirHasNoPayloads:   true,
 	},
 	consumer: consumerRelease{
 		description:        consumerDescription,
