@@ -126,11 +126,13 @@ var kafka44 = kafkaRelease{
 		dirHasNoPayloads:   true,
 	},
 	consumer: consumerRelease{
-		description:        consumerDescription,
-		options:            consumerOptions44,
-		checks:             consumerChecks44,
-		deprecationNotices: true,
-		timeoutWarning:     "WARNING: Exiting before consuming the expected number of records: timeout (%d ms) exceeded. You can use the --timeout option to increase the timeout.",
+		description:           consumerDescription,
+		options:               consumerOptions44,
+		checks:                consumerChecks44,
+		deprecationNotices:    true,
+		bootstrapStrict:       true,
+		emptyGroupAtConstruct: true,
+		timeoutWarning:        "WARNING: Exiting before consuming the expected number of records: timeout (%d ms) exceeded. You can use the --timeout option to increase the timeout.",
 	},
 }
 
