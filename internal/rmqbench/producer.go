@@ -13,9 +13,9 @@ import (
 	"github.com/perfclones/perfclones/internal/result"
 )
 
-// produce is the Producer class: start-up lines, senders, a line every
+// runProducer is the Producer class: start-up lines, senders, a line every
 // report interval once ten snapshots exist, and with -q the summary.
-func produce(ctx context.Context, d *diff, p *parsed, getenv func(string) string, out, errOut *lineout.Writer) ([]result.Test, error) {
+func runProducer(ctx context.Context, d *diff, p *parsed, getenv func(string) string, out, errOut *lineout.Writer) ([]result.Test, error) {
 	pl, err := newProducerPlan(d, p, getenv)
 	if err != nil {
 		return nil, err
