@@ -271,15 +271,11 @@ type consumerPlan struct {
 	hasFilterType  bool
 	expressionPath string
 	hasExpression  bool
-	// expression is the content of the expression file, when -f and -e
-	// are both given; selector is "TAG" or "SQL92" then.
-	expression string
-	selector   string
-	failRate   float64
-	trace      bool
-	acl        bool
-	cred       credentials
-	reportMs   int
+	failRate       float64
+	trace          bool
+	acl            bool
+	cred           credentials
+	reportMs       int
 }
 
 func newConsumerPlan(d *diff, p *parsed, getenv func(string) string, nowMs int64) (*consumerPlan, error) {
