@@ -174,14 +174,22 @@ const badInputBound = 20 * time.Second
 
 // runOursBad runs main in-process on args and returns its outcome.
 func runOursBad(main cli.MainFunc, args []string, env map[string]string) badOutcome {
+	code, stdout, stderr := runOursBadText(main, args, env)
+	return badOutcome{code: code, stdout: firstLine(stdout), stderr: firstLine(stderr)}
+}
+
+// runOursBadText runs main in-process on args and returns its exit code
+// ("hang" past badInputBound) and what it printed, for a suite that picks
+// its lines itself.
+func runOursBadText(main cli.MainFunc, args []string, env map[string]string) (code, stdout, stderr string) {
 	ctx, cancel := context.WithTimeout(context.Background(), badInputBound)
 	defer cancel()
-	var stdout, stderr lockedBuffer
+	var out, errOut lockedBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- main(ctx, args, cli.IO{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr, Getenv: cli.Env(env)})
+		done <- main(ctx, args, cli.IO{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut, Getenv: cli.Env(env)})
 	}()
-	code := "hang"
+	code = "hang"
 	select {
 	case c := <-done:
 		// A run that ended only because its bound passed was a hang too.
@@ -190,7 +198,7 @@ func runOursBad(main cli.MainFunc, args []string, env map[string]string) badOutc
 		}
 	case <-time.After(badInputBound + 5*time.Second):
 	}
-	return badOutcome{code: code, stdout: firstLine(stdout.String()), stderr: firstLine(stderr.String())}
+	return code, out.String(), errOut.String()
 }
 
 // badSuite is one tool's table and how to run both sides.
