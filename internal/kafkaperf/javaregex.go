@@ -69,7 +69,7 @@ func javaPattern(pattern, prefix, suffix string) (*regexp.Regexp, string, error)
 	}
 	translated := b.String()
 	if loc := javaOnlyRe.FindStringIndex(pattern); loc != nil {
-		return nil, "", errors.New(fmt.Sprintf("%s near index %d (Java regex syntax this tool cannot run: lookaround, backreferences, possessive quantifiers and atomic groups)", "Unsupported construct", loc[0]))
+		return nil, "", fmt.Errorf("Unsupported construct near index %d (Java regex syntax this tool cannot run: lookaround, backreferences, possessive quantifiers and atomic groups)", loc[0])
 	}
 	re, err := regexp.Compile(prefix + translated + suffix)
 	if err != nil {
