@@ -39,7 +39,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/IBM/sarama"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/perfclones/perfclones/internal/result"
 	"github.com/perfclones/perfclones/internal/result/resulttest"
@@ -262,41 +263,54 @@ func consumerSummary(lines []string) ([]string, bool) {
 
 // ---- Kafka helpers ----------------------------------------------------------
 
-func saramaConfig() *sarama.Config {
-	cfg := sarama.NewConfig()
-	cfg.Version = sarama.V3_6_0_0
-	cfg.ClientID = "perfclones-compat-test"
-	cfg.Admin.Timeout = 30 * time.Second
-	cfg.Metadata.Retry.Max = 10
-	return cfg
+// kafkaAdmin is an admin client on addrs; the caller closes it.
+func kafkaAdmin(t *testing.T, addrs []string) *kadm.Client {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addrs...), kgo.ClientID("perfclones-compat-test"))
+	if err != nil {
+		t.Fatalf("kafka client %v: %v", addrs, err)
+	}
+	return kadm.NewClient(cl)
+}
+
+// adminCtx bounds one admin call.
+func adminCtx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), 30*time.Second)
 }
 
 // endOffsets sums the topic's end offsets over its partitions.
 func endOffsets(t *testing.T, addrs []string, topic string) int64 {
 	t.Helper()
-	return sumOffsets(t, addrs, topic, sarama.OffsetNewest)
+	return sumOffsets(t, addrs, topic, true)
 }
 
-// sumOffsets sums the end (sarama.OffsetNewest) or start
-// (sarama.OffsetOldest) offsets of the topic's partitions.
-func sumOffsets(t *testing.T, addrs []string, topic string, which int64) int64 {
+// sumOffsets sums the end (end set) or start offsets of the topic's
+// partitions.
+func sumOffsets(t *testing.T, addrs []string, topic string, end bool) int64 {
 	t.Helper()
-	client, err := sarama.NewClient(addrs, saramaConfig())
-	if err != nil {
-		t.Fatalf("kafka client %v: %v", addrs, err)
+	adm := kafkaAdmin(t, addrs)
+	defer adm.Close()
+	ctx, cancel := adminCtx()
+	defer cancel()
+	list := adm.ListStartOffsets
+	if end {
+		list = adm.ListEndOffsets
 	}
-	defer client.Close()
-	parts, err := client.Partitions(topic)
+	offsets, err := list(ctx, topic)
+	if err == nil {
+		err = offsets.Error()
+	}
 	if err != nil {
-		t.Fatalf("partitions of %s: %v", topic, err)
+		t.Fatalf("offsets of %s: %v", topic, err)
 	}
 	var sum int64
-	for _, p := range parts {
-		off, err := client.GetOffset(topic, p, which)
-		if err != nil {
-			t.Fatalf("offset of %s-%d: %v", topic, p, err)
-		}
-		sum += off
+	n := 0
+	offsets.Each(func(o kadm.ListedOffset) {
+		sum += o.Offset
+		n++
+	})
+	if n == 0 {
+		t.Fatalf("offsets of %s: no partitions", topic)
 	}
 	return sum
 }
@@ -320,27 +334,36 @@ func endOffsetsGrowth(t *testing.T, addrs []string, topic string, before, want i
 	return grew
 }
 
+// topicDetail is the topic's metadata.
+func topicDetail(t *testing.T, addrs []string, topic string) (kadm.TopicDetail, error) {
+	t.Helper()
+	adm := kafkaAdmin(t, addrs)
+	defer adm.Close()
+	ctx, cancel := adminCtx()
+	defer cancel()
+	md, err := adm.Metadata(ctx, topic)
+	if err != nil {
+		return kadm.TopicDetail{}, err
+	}
+	d, ok := md.Topics[topic]
+	if !ok {
+		return d, fmt.Errorf("no metadata for %s", topic)
+	}
+	return d, d.Err
+}
+
 // requireTopic fails unless topic exists with its partitions and replicas:
 // a tool must not auto-create a seed topic with the broker's defaults
 // (scripts/services would then delete and recreate it).
 func requireTopic(t *testing.T, addrs []string, topic string, partitions, replicas int) {
 	t.Helper()
-	admin, err := sarama.NewClusterAdmin(addrs, saramaConfig())
+	d, err := topicDetail(t, addrs, topic)
 	if err != nil {
-		t.Fatalf("kafka admin %v: %v", addrs, err)
+		t.Fatalf("topic %s on %v: %v (run scripts/services start kafka)", topic, addrs, err)
 	}
-	defer admin.Close()
-	md, err := admin.DescribeTopics([]string{topic})
-	if err != nil || len(md) != 1 {
-		t.Fatalf("describe %s on %v: %v", topic, addrs, err)
-	}
-	m := md[0]
-	if !errors.Is(m.Err, sarama.ErrNoError) {
-		t.Fatalf("topic %s on %v: %v (run scripts/services start kafka)", topic, addrs, m.Err)
-	}
-	if len(m.Partitions) != partitions || len(m.Partitions[0].Replicas) != replicas {
+	if len(d.Partitions) != partitions || len(d.Partitions[0].Replicas) != replicas {
 		t.Fatalf("topic %s on %v has %d partitions x %d replicas, want %d x %d (run scripts/services start kafka)",
-			topic, addrs, len(m.Partitions), len(m.Partitions[0].Replicas), partitions, replicas)
+			topic, addrs, len(d.Partitions), len(d.Partitions[0].Replicas), partitions, replicas)
 	}
 }
 
@@ -350,23 +373,27 @@ func requireTopic(t *testing.T, addrs []string, topic string, partitions, replic
 func createTopic(t *testing.T, addrs []string, prefix string, partitions int32, replicas int16, configs map[string]*string) string {
 	t.Helper()
 	name := fmt.Sprintf("compat-%s-%d", prefix, time.Now().UnixNano())
-	admin, err := sarama.NewClusterAdmin(addrs, saramaConfig())
-	if err != nil {
-		t.Fatalf("kafka admin %v: %v", addrs, err)
+	adm := kafkaAdmin(t, addrs)
+	defer adm.Close()
+	ctx, cancel := adminCtx()
+	defer cancel()
+	resp, err := adm.CreateTopic(ctx, partitions, replicas, configs, name)
+	if err == nil {
+		err = resp.Err
 	}
-	defer admin.Close()
-	err = admin.CreateTopic(name, &sarama.TopicDetail{NumPartitions: partitions, ReplicationFactor: replicas, ConfigEntries: configs}, false)
 	if err != nil {
 		t.Fatalf("create topic %s: %v", name, err)
 	}
 	t.Cleanup(func() {
-		admin, err := sarama.NewClusterAdmin(addrs, saramaConfig())
-		if err != nil {
-			t.Logf("delete topic %s: %v", name, err)
-			return
+		adm := kafkaAdmin(t, addrs)
+		defer adm.Close()
+		ctx, cancel := adminCtx()
+		defer cancel()
+		resps, err := adm.DeleteTopics(ctx, name)
+		if err == nil {
+			err = resps.Error()
 		}
-		defer admin.Close()
-		if err := admin.DeleteTopic(name); err != nil {
+		if err != nil {
 			t.Logf("delete topic %s: %v", name, err)
 		}
 	})
@@ -381,7 +408,7 @@ func waitInSync(t *testing.T, addrs []string, topic string, replicas int, timeou
 	deadline := time.Now().Add(timeout)
 	var last string
 	for time.Now().Before(deadline) {
-		last = inSyncState(addrs, topic, replicas)
+		last = inSyncState(t, addrs, topic, replicas)
 		if last == "" {
 			return
 		}
@@ -392,22 +419,17 @@ func waitInSync(t *testing.T, addrs []string, topic string, replicas int, timeou
 
 // inSyncState is "" when every partition of topic has a leader and
 // replicas in-sync replicas, otherwise what is missing.
-func inSyncState(addrs []string, topic string, replicas int) string {
-	admin, err := sarama.NewClusterAdmin(addrs, saramaConfig())
+func inSyncState(t *testing.T, addrs []string, topic string, replicas int) string {
+	d, err := topicDetail(t, addrs, topic)
 	if err != nil {
 		return err.Error()
 	}
-	defer admin.Close()
-	md, err := admin.DescribeTopics([]string{topic})
-	if err != nil {
-		return err.Error()
+	if len(d.Partitions) == 0 {
+		return "no partitions"
 	}
-	if len(md) != 1 || !errors.Is(md[0].Err, sarama.ErrNoError) || len(md[0].Partitions) == 0 {
-		return fmt.Sprintf("metadata %+v", md)
-	}
-	for _, p := range md[0].Partitions {
-		if !errors.Is(p.Err, sarama.ErrNoError) || p.Leader < 0 || len(p.Isr) < replicas {
-			return fmt.Sprintf("partition %d: leader %d, isr %v, err %v", p.ID, p.Leader, p.Isr, p.Err)
+	for _, p := range d.Partitions {
+		if p.Err != nil || p.Leader < 0 || len(p.ISR) < replicas {
+			return fmt.Sprintf("partition %d: leader %d, isr %v, err %v", p.Partition, p.Leader, p.ISR, p.Err)
 		}
 	}
 	return ""
@@ -641,7 +663,7 @@ func TestCompatKafkaProducerSeeds(t *testing.T) {
 func (k *kafkaTools) ensureRecords(t *testing.T, topic string, n int, size int) {
 	t.Helper()
 	single := []string{k.env.Bootstrap}
-	if have := endOffsets(t, single, topic) - sumOffsets(t, single, topic, sarama.OffsetOldest); have >= int64(n) {
+	if have := endOffsets(t, single, topic) - sumOffsets(t, single, topic, false); have >= int64(n) {
 		return
 	}
 	r := runKafka(t, kafkaRunTimeout, k.argv("producer", []string{"--topic", topic, "--num-records", strconv.Itoa(n),
@@ -1066,16 +1088,11 @@ func TestCompatKafkaZFaults(t *testing.T) {
 			before := endOffsets(t, cluster, topic)
 
 			// The broker that leads partition 0.
-			client, err := sarama.NewClient(cluster, saramaConfig())
-			if err != nil {
-				t.Fatal(err)
-			}
-			leader, err := client.Leader(topic, 0)
-			client.Close()
-			if err != nil {
+			d, err := topicDetail(t, cluster, topic)
+			if err != nil || d.Partitions[0].Leader < 0 {
 				t.Fatalf("leader of %s-0: %v", topic, err)
 			}
-			node := fmt.Sprintf("cluster-%d", leader.ID())
+			node := fmt.Sprintf("cluster-%d", d.Partitions[0].Leader)
 
 			ctx, cancel := context.WithTimeout(context.Background(), kafkaRunTimeout)
 			defer cancel()
@@ -1116,7 +1133,7 @@ func TestCompatKafkaZFaults(t *testing.T) {
 				t.Logf("stderr: %d x %s", c, l)
 				// A Java exception's message, not the Go client's ("kafka: ...").
 				if strings.Contains(l, ": kafka: ") {
-					t.Errorf("failure line is not one the Java tool prints (sarama's text): %d x %q", c, l)
+					t.Errorf("failure line is not one the Java tool prints (the Go client's text): %d x %q", c, l)
 				}
 			}
 			if v.allDelivered && failures > 0 {
