@@ -1178,16 +1178,21 @@ func TestCompatKafkaZFaults(t *testing.T) {
 	}
 }
 
+// servicesRoot is the checkout whose scripts/services started the local
+// servers: the one scripts/kafka-tool (PERF_KAFKA_TOOL) belongs to, which
+// is this one unless the tests run from another work tree of the
+// repository.
+func servicesRoot(t *testing.T) string {
+	t.Helper()
+	return filepath.Dir(filepath.Dir(testenv.Kafka(t).ToolScript))
+}
+
 // brokerPids are the pids of the JVMs running a node of the local cluster,
 // found by the node's config path (scripts/lib/kafka.sh starts each node as
 // `java ... kafka.Kafka .services/kafka/<node>/server.properties`).
 func brokerPids(t *testing.T, node string) []int {
 	t.Helper()
-	root, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := filepath.Join(root, ".services", "kafka", node, "server.properties")
+	cfg := filepath.Join(servicesRoot(t), ".services", "kafka", node, "server.properties")
 	out, err := exec.Command("pgrep", "-f", "--", "kafka\\.Kafka "+regexp.QuoteMeta(cfg)+"$").Output()
 	var exitErr *exec.ExitError
 	if err != nil && !(errors.As(err, &exitErr) && exitErr.ExitCode() == 1) {
@@ -1239,7 +1244,7 @@ func restartBrokers(t *testing.T) {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join("scripts", "services"), "start", "kafka")
+	cmd := exec.CommandContext(ctx, filepath.Join(servicesRoot(t), "scripts", "services"), "start", "kafka")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Errorf("scripts/services start kafka: %v\n%s", err, out)
