@@ -220,6 +220,11 @@ func (s *clientSettings) options() []kgo.Opt {
 		// (a leader moved); franz-go's default waits at least 5 s.
 		kgo.MetadataMinAge(max(s.retryBackoff, 10*time.Millisecond)),
 		kgo.WithHooks(s.hooks),
+		// A connection closed before its first answer is retried, as the
+		// Java client retries every disconnect (franz-go otherwise takes
+		// it for a TLS or SASL mismatch and gives up, which a proxy or load
+		// balancer in front of a dead broker also looks like).
+		kgo.AlwaysRetryEOF(),
 	}
 	if s.clientID != "" {
 		opts = append(opts, kgo.ClientID(s.clientID))

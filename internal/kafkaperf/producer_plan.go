@@ -169,6 +169,12 @@ func uncaughtConfig(err error) error {
 // key adds at most 20 digits.
 const recordOverhead = 64
 
+// batchOverhead is what a batch of one record adds to the record's value
+// as franz-go counts it against its batch limit: the batch header (61
+// bytes), the produce request's topic and partition fields, and the
+// record's own varints and key.
+const batchOverhead = 160
+
 // applyProducer reads the producer settings into the plan, with the Java
 // client's defaults where franz-go's differ: acks=all with idempotence
 // (from 3.0), batch.size=16384, linger.ms as the release's client, retries
@@ -210,7 +216,7 @@ func (s *clientSettings) applyProducer(pc *producerPlan, largestRecord int, rel 
 	// Java fills a batch per partition up to batch.size bytes, and makes a
 	// batch of its own for a larger record; franz-go's batch limit is hard,
 	// so it is batch.size or one record of this run, whichever is larger.
-	pc.maxBatchBytes = int32(min(max(pc.batchSize, int64(largestRecord+recordOverhead+1)), math.MaxInt32/2))
+	pc.maxBatchBytes = int32(min(max(pc.batchSize, int64(largestRecord+batchOverhead)), math.MaxInt32/2))
 	if pc.inFlight, err = s.atLeast("max.in.flight.requests.per.connection", 5, 1); err != nil {
 		return err
 	}

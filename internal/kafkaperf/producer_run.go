@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -270,6 +272,12 @@ func (r *producerRun) sendFailure(rec *kgo.Record, err error) string {
 		}
 		return fmt.Sprintf("org.apache.kafka.common.errors.TimeoutException: Expiring 1 record(s) for %s-%d:%d ms has passed since batch creation",
 			rec.Topic, rec.Partition, r.wall.Ms()-rec.Timestamp.UnixMilli())
+	}
+	var ke *kerr.Error
+	var netErr net.Error
+	if !errors.As(err, &ke) && (errors.Is(err, io.EOF) || errors.As(err, &netErr)) {
+		// A connection lost with the record's request: Java's NetworkException.
+		return exceptionLine(kerr.NetworkException)
 	}
 	return exceptionLine(err)
 }

@@ -294,7 +294,7 @@ func TestProducerSettings(t *testing.T) {
 			func(t *testing.T, s *clientSettings, pc *producerPlan) {
 				// linger.ms=0: send at once; a batch holds one 1 KiB record;
 				// five requests in flight, as Java's default.
-				if pc.acks != 1 || pc.idempotent || pc.linger != 0 || pc.maxBatchBytes != 1024+recordOverhead+1 ||
+				if pc.acks != 1 || pc.idempotent || pc.linger != 0 || pc.maxBatchBytes != 1024+batchOverhead ||
 					pc.compressionName != "lz4" || pc.inFlight != 5 {
 					t.Errorf("acks %d idempotent %v linger %v batch %d compression %s in flight %d", pc.acks, pc.idempotent,
 						pc.linger, pc.maxBatchBytes, pc.compressionName, pc.inFlight)
