@@ -92,6 +92,8 @@ func newProducerPlan(o *producerOptions, rel *producerRelease, out, warn func(st
 	if err := o.readProps(rel); err != nil {
 		return nil, err
 	}
+	// Reading the properties decides whether the run is transactional.
+	p.transactional, p.transactionMs = o.transactional, o.transactionMs
 	settings, err := newClientSettings(producerClient, o.props, log4jTime)
 	if err != nil {
 		return nil, uncaughtConfig(err)
@@ -114,7 +116,10 @@ func newProducerPlan(o *producerOptions, rel *producerRelease, out, warn func(st
 		e, cause := constructionFailed("producer", err.(*configError))
 		return nil, jvm.Uncaught(e, nil, cause)
 	}
+	p.transactionalID = ""
 	if p.transactional {
+		// A transactional.id without a transactional run (3.9 without
+		// --transaction-duration-ms) is not used, as in the tool.
 		id, _ := o.props.Get("transactional.id")
 		p.transactionalID = id
 	}
