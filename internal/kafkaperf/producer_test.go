@@ -479,3 +479,32 @@ func TestProducerConfigExceptions(t *testing.T) {
 		t.Errorf("3.9, 6 in flight: err %v idempotent %v warnings %q", err, pc.idempotent, s.warnings)
 	}
 }
+
+// The properties decide whether a run is transactional (4.x: a
+// transactional id alone makes it so); the plan must follow them.
+func TestProducerPlanTransactional(t *testing.T) {
+	for _, tt := range []struct {
+		rel, args string
+		want      bool
+	}{
+		{"4.4", "--transaction-duration-ms 500", true},
+		{"4.4", "--transactional-id tx-2", true},
+		{"4.4", "", false},
+		{"3.9", "--transaction-duration-ms 500", true},
+		{"3.9", "", false},
+	} {
+		rel := &Releases.Must(tt.rel).Diff.producer
+		args := append(strings.Fields("--topic t --num-records 10 --record-size 10 --throughput -1 --producer-props bootstrap.servers=127.0.0.1:1"), strings.Fields(tt.args)...)
+		o, err := parseProducerOptions(args, 80, rel)
+		if err != nil {
+			t.Fatal(fatalText(err))
+		}
+		p, err := newProducerPlan(o, rel, func(string) {}, func(string) {})
+		if err != nil {
+			t.Fatal(fatalText(err))
+		}
+		if p.transactional != tt.want || (p.transactionalID != "") != tt.want || p.idempotent != (tt.rel != "2.7") {
+			t.Errorf("%s %q: transactional %v id %q idempotent %v, want transactional %v", tt.rel, tt.args, p.transactional, p.transactionalID, p.idempotent, tt.want)
+		}
+	}
+}
