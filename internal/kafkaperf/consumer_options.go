@@ -185,6 +185,49 @@ func consumerChecks44(c *consumerChecks) error {
 	return nil
 }
 
+// consumerRelease is how one release's kafka-consumer-perf-test differs.
+type consumerRelease struct {
+	// description is the line above the help table ("... full zookeeper
+	// consumer" in the Scala tool, up to 3.4).
+	description string
+	// version is what --version prints; "" means the release's Version
+	// (the Java tool, 3.5+); the Scala tool adds its commit.
+	version string
+	// scala: the Scala tool (up to 3.4) reads every option value before it
+	// prints the header, and a failure is the JVM's uncaught exception;
+	// the Java tool (3.5+) prints the header first, and its catch-all
+	// prints the exception's message (then the stack trace).
+	scala bool
+	// joinStartAtZero: up to 2.7 the rebalance clock starts at 0, so with
+	// a 2.4+ client the first assignment adds the whole epoch time to
+	// rebalance.time.ms and fetch.time.ms goes negative (KAFKA-10701).
+	joinStartAtZero bool
+	// options is the release's option table, with the other releases'
+	// options hidden (parsed, not in the help).
+	options func(group string) []javaopts.JoptOption
+	// checks are the release's checks after parsing, in its order: help,
+	// --version, then the required arguments.
+	checks func(c *consumerChecks) error
+	// threadsWarning is the stdout line printed when --threads or
+	// --num-fetch-threads is given (2.7-3.9); "" when the release does not
+	// know those options.
+	threadsWarning string
+	// deprecationNotices: 4.2+ warn on stdout about --messages and
+	// --consumer.config.
+	deprecationNotices bool
+	// timeoutWarning is the format of the line printed when --timeout
+	// ended the run early; 4.2 says "records" where earlier ones said
+	// "messages".
+	timeoutWarning string
+	// unknownConfigWarn: as producerRelease's.
+	unknownConfigWarn bool
+}
+
+// logged are the client warnings the release's tool prints.
+func (r *consumerRelease) logged(warnings []string) []string {
+	return loggedWarnings(warnings, r.unknownConfigWarn)
+}
+
 // consumerOptions is the checked command line.
 type consumerOptions struct {
 	bootstrap         string
@@ -212,7 +255,7 @@ type consumerOptions struct {
 // afterwards by readValues.
 func parseConsumerOptions(args []string, group string, rel *consumerRelease, version string) (*consumerOptions, error) {
 	p := &javaopts.JoptParser{Options: rel.options(group)}
-	set, err := p.Parse(args)
+	set, err := p.Parse(jvmArgs(args))
 	if err != nil {
 		if jerr, ok := err.(*javaopts.JoptError); ok {
 			return nil, p.UsageExit(jerr.Msg)
@@ -308,7 +351,11 @@ func (o *consumerOptions) readValues(rel *consumerRelease) error {
 	}
 	df, err := javafmt.NewDateFormat(pattern)
 	if err != nil {
-		return rel.thrown(jvm.Exception{Class: "java.lang.IllegalArgumentException", Message: "java.lang.IllegalArgumentException: " + err.Error()})
+		msg := err.Error()
+		if rel.scala {
+			msg = "java.lang.IllegalArgumentException: " + msg
+		}
+		return rel.thrown(jvm.Exception{Class: "java.lang.IllegalArgumentException", Message: msg})
 	}
 	o.dateFormat = df
 	o.fromLatest = set.Has("from-latest")
@@ -317,12 +364,20 @@ func (o *consumerOptions) readValues(rel *consumerRelease) error {
 	// The file, then --command-property on top, then the settings the tool
 	// always forces; a group.id in the file is therefore ignored.
 	o.props = javaprops.New()
-	if file != "" {
-		loaded, err := javaprops.LoadFile(file)
-		if err != nil {
+	if set.Has("consumer.config") || set.Has("command-config") {
+		loaded, ferr := loadPropsFile(file)
+		switch {
+		case ferr == nil:
+			o.props.Merge(loaded)
+		case ferr.directory:
+			return rel.thrown(jvm.Exception{Class: "java.io.IOException", Message: "Is a directory"})
+		case ferr.malformed:
+			return rel.thrown(malformedEscape)
+		case rel.scala:
 			return rel.thrown(jvm.Exception{Class: "java.io.FileNotFoundException", Message: fmt.Sprintf("%s (No such file or directory)", file)})
+		default:
+			return rel.thrown(jvm.Exception{Class: "java.nio.file.NoSuchFileException", Message: file})
 		}
-		o.props.Merge(loaded)
 	}
 	for _, prop := range set.Values("command-property") {
 		k, v, ok := strings.Cut(prop, "=")
@@ -344,7 +399,62 @@ func (o *consumerOptions) readValues(rel *consumerRelease) error {
 	if _, ok := o.props.Get("client.id"); !ok {
 		o.props.Set("client.id", "perf-consumer-client")
 	}
+	return o.checkConsumer(rel)
+}
+
+// checkConsumer makes the checks of the Java consumer, in its order, before
+// any client library sees the settings: ConfigDef's (the tool prints the
+// message and the ConfigException), the constructor's (a KafkaException
+// caused by the ConfigException), then what subscribing and the first
+// poll refuse.
+func (o *consumerOptions) checkConsumer(rel *consumerRelease) error {
+	if err := checkConfigDef(o.props, false); err != nil {
+		if rel.scala {
+			return jvm.Uncaught(configDefException(err), nil)
+		}
+		return &cli.Exit{Code: 1, Stderr: err.msg + "\n" + configDefException(err).String() + "\n"}
+	}
+	construct := checkConstruction(o.props)
+	if v, ok := o.props.Get("partition.assignment.strategy"); ok && construct == nil {
+		for _, class := range strings.Split(v, ",") {
+			if class = javaTrimSet(class); class != "" && !strings.HasPrefix(class, "org.apache.kafka.") {
+				construct = invalidValue(class, "partition.assignment.strategy", "Class "+class+" could not be found.")
+				break
+			}
+		}
+	}
+	if construct != nil {
+		return rel.thrown(constructionException("consumer", construct))
+	}
+	switch v, _ := o.props.Get("receive.buffer.bytes"); {
+	case javaTrimSet(v) == "0":
+		// The socket refuses a receive buffer of 0 when the first
+		// connection is made.
+		return rel.thrown(jvm.Exception{Class: "java.lang.IllegalArgumentException", Message: "Invalid receive size"})
+	case o.set.Has("topic") && o.topic == "":
+		return rel.thrown(jvm.Exception{Class: "java.lang.IllegalArgumentException", Message: "Topic collection to subscribe to cannot contain null or empty topic"})
+	case o.set.Has("topic") && !validTopicName(o.topic):
+		// The broker's answer to the first metadata request.
+		return rel.thrown(jvm.Exception{Class: "org.apache.kafka.common.errors.InvalidTopicException", Message: "Invalid topics: [" + o.topic + "]"})
+	case o.group == "":
+		// The broker's answer to joining the group.
+		return rel.thrown(jvm.Exception{Class: "org.apache.kafka.common.errors.InvalidGroupIdException", Message: "The configured groupId is invalid."})
+	}
 	return nil
+}
+
+// validTopicName is Kafka's rule for a topic name: 1 to 249 of
+// [a-zA-Z0-9._-], and neither "." nor "..".
+func validTopicName(name string) bool {
+	if name == "" || name == "." || name == ".." || len(name) > 249 {
+		return false
+	}
+	for _, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // joptExceptionClass is the jopt-simple exception behind a value's error.

@@ -66,7 +66,7 @@ func newConsumerPlan(o *consumerOptions, rel *consumerRelease, warn func(string)
 	if err != nil {
 		return nil, configDef(err)
 	}
-	for _, w := range settings.warnings {
+	for _, w := range rel.logged(settings.warnings) {
 		warn(w)
 	}
 	p := &consumerPlan{

@@ -3,6 +3,9 @@ package kafkaperf
 import (
 	"crypto/rand"
 	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/perfclones/perfclones/internal/javaopts"
@@ -163,6 +166,85 @@ func (r *producerRelease) parserWith(args []javaopts.Arg) *javaopts.ArgParser {
 	}
 }
 
+// producerRelease is how one release's kafka-producer-perf-test differs.
+type producerRelease struct {
+	// prog is argparse4j's program name in usage and error lines.
+	prog        string
+	description string
+	// args is the release's own option table: it alone drives the help,
+	// the usage and the parse errors. The other releases' options are
+	// parsed by producerAllArgs when a command line uses them.
+	args []javaopts.Arg
+	// payloadGroup is the payload group's help description.
+	payloadGroup string
+	// noClientConfig is the parser error when no option gives client
+	// settings.
+	noClientConfig string
+	// checksAtParse: 4.x refuses --num-records, --record-size and
+	// --transaction-duration-ms below 1 as parser errors. Before, a zero
+	// --num-records ends in "/ by zero" and a negative --record-size in
+	// NegativeArraySizeException once the producer is built, and a
+	// duration below 1 means no transactions.
+	checksAtParse bool
+	// deprecationNotices: 4.2+ print a notice on stdout for each use of
+	// --producer-props and --producer.config.
+	deprecationNotices bool
+	transactions       transactionRules
+	// payloadCountLine is the format of the line after "Reading payloads
+	// from: ..." ("messages" up to 3.9, "records" in 4.x).
+	payloadCountLine string
+	// payloadTokens splits the --payload-file text at the delimiter:
+	// String.split up to 3.9, a Scanner from 4.0 (empty tokens count
+	// differently).
+	payloadTokens func(text string, delimiter *regexp.Regexp) []string
+	// noPayloads is the message of the IllegalArgumentException when the
+	// file holds no payload.
+	noPayloads string
+	// clientID is the client.id the tool sets when none is given
+	// ("perf-producer-client" from 3.1; before, none: the Java client
+	// names itself producer-1).
+	clientID string
+	// onePayload: up to 2.8, --record-size sends one value drawn once
+	// with every record; from 3.0 each record gets fresh random letters.
+	onePayload bool
+	// client are the Java client's defaults of the release.
+	client producerClientDefaults
+	// unknownConfigWarn: up to 2.8 the Java clients log a setting they do
+	// not know at WARN, which the tools print; from 3.0 at INFO, which
+	// they do not.
+	unknownConfigWarn bool
+}
+
+// logged are the client warnings the release's tool prints (see
+// unknownConfigWarn).
+func (r *producerRelease) logged(warnings []string) []string {
+	return loggedWarnings(warnings, r.unknownConfigWarn)
+}
+
+// producerClientDefaults are the Java producer's defaults that changed
+// under the tool.
+type producerClientDefaults struct {
+	acks        string // "1" up to 2.8, "all" from 3.0 (KIP-679)
+	idempotence bool   // enable.idempotence: false up to 2.8, true from 3.0
+	lingerMs    int64  // 0 up to 3.9, 5 from 4.0 (KIP-1030)
+	// inFlightOver5Fails: with default idempotence, more than 5 requests in
+	// flight is an error from 4.0; before, idempotence is turned off with a
+	// warning.
+	inFlightOver5Fails bool
+}
+
+// transactionRules say when a run is transactional and with which id.
+type transactionRules struct {
+	// onlyWithDuration: up to 3.9 transactions are on only when
+	// --transaction-duration-ms is positive; from 4.0 also when a
+	// transactional id is given, with a default duration.
+	onlyWithDuration  bool
+	defaultDurationMs int64
+	// defaultID is the transactional.id when none is given; "" means
+	// "performance-producer-" and a random UUID (4.0+).
+	defaultID string
+}
+
 // producerOptions is what the command line asks for, checked.
 type producerOptions struct {
 	topic             string
@@ -205,7 +287,7 @@ func (r *producerRelease) parseProducer(args []string, width int) (*javaopts.Nam
 // parseProducerOptions turns the command line into options; a command
 // line that ends the program early gives a *cli.Exit.
 func parseProducerOptions(args []string, width int, rel *producerRelease) (*producerOptions, error) {
-	ns, err := rel.parseProducer(args, width)
+	ns, err := rel.parseProducer(jvmArgs(args), width)
 	if err != nil {
 		return nil, err
 	}
@@ -276,6 +358,17 @@ func parseProducerOptions(args []string, width int, rel *producerRelease) (*prod
 		o.notices = append(o.notices, "Option --producer.config has been deprecated and will be removed in a future version. Use --command-config instead.")
 	}
 
+	if o.throughput == 0 {
+		// Java's throttler waits forever at 0 after the first record; ours
+		// refuses the value instead of hanging.
+		return fail("argument --throughput: 0 would stop after the first record forever (the Java tool hangs); use -1 for no limit")
+	}
+	if ns.Has("payloadFile") {
+		if err := payloadFileIsDirectory(o.payloadFile); err != nil {
+			return nil, err
+		}
+	}
+
 	delim, _ := ns.String("payloadDelimiter")
 	if delim == `\n` || delim == "" {
 		// The default is shown as \n in the help; it means a newline.
@@ -285,7 +378,8 @@ func parseProducerOptions(args []string, width int, rel *producerRelease) (*prod
 
 	o.client = clientInputs{
 		propArgs: append(props, cmdProps...), configFile: firstNonEmpty(configFile, cmdConfigFile),
-		bootstrap: bootstrap, hasBootstrap: hasBootstrap,
+		hasConfigFile: hasConfigFile || hasCmdConfigFile,
+		bootstrap:     bootstrap, hasBootstrap: hasBootstrap,
 		txnID: txnID, hasTxnID: hasTxnID, txnMs: txnMs, hasTxnMs: hasTxnMs,
 	}
 	return o, nil
@@ -294,14 +388,17 @@ func parseProducerOptions(args []string, width int, rel *producerRelease) (*prod
 // clientInputs are the options that make the client's properties, read
 // after the payload file as the original does (readProps).
 type clientInputs struct {
-	propArgs     []string // --producer-props or --command-property
-	configFile   string   // --producer.config or --command-config
-	bootstrap    string
-	hasBootstrap bool
-	txnID        string
-	hasTxnID     bool
-	txnMs        int64
-	hasTxnMs     bool
+	propArgs   []string // --producer-props or --command-property
+	configFile string   // --producer.config or --command-config
+	// hasConfigFile: a file was named (an empty name is the working
+	// directory, as in Java).
+	hasConfigFile bool
+	bootstrap     string
+	hasBootstrap  bool
+	txnID         string
+	hasTxnID      bool
+	txnMs         int64
+	hasTxnMs      bool
 }
 
 // readProps makes the client's properties: the file first, then the
@@ -312,12 +409,18 @@ type clientInputs struct {
 func (o *producerOptions) readProps(rel *producerRelease) error {
 	in := o.client
 	o.props = javaprops.New()
-	if in.configFile != "" {
-		loaded, err := javaprops.LoadFile(in.configFile)
-		if err != nil {
+	if in.hasConfigFile {
+		loaded, ferr := loadPropsFile(in.configFile)
+		switch {
+		case ferr == nil:
+			o.props.Merge(loaded)
+		case ferr.directory:
+			return jvm.Uncaught(jvm.Exception{Class: "java.io.IOException", Message: "Is a directory"}, nil)
+		case ferr.malformed:
+			return jvm.Uncaught(malformedEscape, nil)
+		default:
 			return jvm.Uncaught(jvm.Exception{Class: "java.nio.file.NoSuchFileException", Message: in.configFile}, nil)
 		}
-		o.props.Merge(loaded)
 	}
 	for _, prop := range in.propArgs {
 		// Java splits on every '=' and wants exactly two pieces, so a value
@@ -335,7 +438,9 @@ func (o *producerOptions) readProps(rel *producerRelease) error {
 		o.props.Set("client.id", rel.clientID)
 	}
 	o.transactional, o.transactionMs = rel.transactions.decide(o.props, in.txnID, in.hasTxnID, in.txnMs, in.hasTxnMs)
-	return nil
+	// What building the Java producer refuses first, whatever client runs
+	// underneath.
+	return checkProducerConfig(o.props)
 }
 
 // decide says whether the run is transactional and its commit interval,
@@ -384,4 +489,18 @@ func randomUUID() string {
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+}
+
+// payloadFileIsDirectory is how the Java tool ends when --payload-file
+// names a directory (an empty name is the working directory): it prints
+// the path it reads from, then the IOException of reading it.
+func payloadFileIsDirectory(path string) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil
+	}
+	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+		return nil
+	}
+	return jvm.Uncaught(jvm.Exception{Class: "java.io.IOException", Message: "Is a directory"}, []string{"Reading payloads from: " + abs})
 }

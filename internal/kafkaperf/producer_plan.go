@@ -98,7 +98,7 @@ func newProducerPlan(o *producerOptions, rel *producerRelease, out, warn func(st
 	if err != nil {
 		return nil, uncaughtConfig(err)
 	}
-	for _, w := range settings.warnings {
+	for _, w := range rel.logged(settings.warnings) {
 		warn(w)
 	}
 	printed := len(settings.warnings)

@@ -1,11 +1,6 @@
 package kafkaperf
 
-import (
-	"regexp"
-
-	"github.com/perfclones/perfclones/internal/cli"
-	"github.com/perfclones/perfclones/internal/javaopts"
-)
+import "github.com/perfclones/perfclones/internal/cli"
 
 // Releases are the Kafka releases whose two tools these clones emulate,
 // selected by PERFCLONES_KAFKA_VERSION. The default is 3.9: the vendors'
@@ -53,111 +48,6 @@ type kafkaRelease struct {
 	consumer consumerRelease
 }
 
-// producerRelease is how one release's kafka-producer-perf-test differs.
-type producerRelease struct {
-	// prog is argparse4j's program name in usage and error lines.
-	prog        string
-	description string
-	// args is the release's own option table: it alone drives the help,
-	// the usage and the parse errors. The other releases' options are
-	// parsed by producerAllArgs when a command line uses them.
-	args []javaopts.Arg
-	// payloadGroup is the payload group's help description.
-	payloadGroup string
-	// noClientConfig is the parser error when no option gives client
-	// settings.
-	noClientConfig string
-	// checksAtParse: 4.x refuses --num-records, --record-size and
-	// --transaction-duration-ms below 1 as parser errors. Before, a zero
-	// --num-records ends in "/ by zero" and a negative --record-size in
-	// NegativeArraySizeException once the producer is built, and a
-	// duration below 1 means no transactions.
-	checksAtParse bool
-	// deprecationNotices: 4.2+ print a notice on stdout for each use of
-	// --producer-props and --producer.config.
-	deprecationNotices bool
-	transactions       transactionRules
-	// payloadCountLine is the format of the line after "Reading payloads
-	// from: ..." ("messages" up to 3.9, "records" in 4.x).
-	payloadCountLine string
-	// payloadTokens splits the --payload-file text at the delimiter:
-	// String.split up to 3.9, a Scanner from 4.0 (empty tokens count
-	// differently).
-	payloadTokens func(text string, delimiter *regexp.Regexp) []string
-	// noPayloads is the message of the IllegalArgumentException when the
-	// file holds no payload.
-	noPayloads string
-	// clientID is the client.id the tool sets when none is given
-	// ("perf-producer-client" from 3.1; before, none: the Java client
-	// names itself producer-1).
-	clientID string
-	// onePayload: up to 2.8, --record-size sends one value drawn once
-	// with every record; from 3.0 each record gets fresh random letters.
-	onePayload bool
-	// client are the Java client's defaults of the release.
-	client producerClientDefaults
-}
-
-// producerClientDefaults are the Java producer's defaults that changed
-// under the tool.
-type producerClientDefaults struct {
-	acks        string // "1" up to 2.8, "all" from 3.0 (KIP-679)
-	idempotence bool   // enable.idempotence: false up to 2.8, true from 3.0
-	lingerMs    int64  // 0 up to 3.9, 5 from 4.0 (KIP-1030)
-	// inFlightOver5Fails: with default idempotence, more than 5 requests in
-	// flight is an error from 4.0; before, idempotence is turned off with a
-	// warning.
-	inFlightOver5Fails bool
-}
-
-// transactionRules say when a run is transactional and with which id.
-type transactionRules struct {
-	// onlyWithDuration: up to 3.9 transactions are on only when
-	// --transaction-duration-ms is positive; from 4.0 also when a
-	// transactional id is given, with a default duration.
-	onlyWithDuration  bool
-	defaultDurationMs int64
-	// defaultID is the transactional.id when none is given; "" means
-	// "performance-producer-" and a random UUID (4.0+).
-	defaultID string
-}
-
-// consumerRelease is how one release's kafka-consumer-perf-test differs.
-type consumerRelease struct {
-	// description is the line above the help table ("... full zookeeper
-	// consumer" in the Scala tool, up to 3.4).
-	description string
-	// version is what --version prints; "" means the release's Version
-	// (the Java tool, 3.5+); the Scala tool adds its commit.
-	version string
-	// scala: the Scala tool (up to 3.4) reads every option value before it
-	// prints the header, and a failure is the JVM's uncaught exception;
-	// the Java tool (3.5+) prints the header first, and its catch-all
-	// prints the exception's message (then the stack trace).
-	scala bool
-	// joinStartAtZero: up to 2.7 the rebalance clock starts at 0, so with
-	// a 2.4+ client the first assignment adds the whole epoch time to
-	// rebalance.time.ms and fetch.time.ms goes negative (KAFKA-10701).
-	joinStartAtZero bool
-	// options is the release's option table, with the other releases'
-	// options hidden (parsed, not in the help).
-	options func(group string) []javaopts.JoptOption
-	// checks are the release's checks after parsing, in its order: help,
-	// --version, then the required arguments.
-	checks func(c *consumerChecks) error
-	// threadsWarning is the stdout line printed when --threads or
-	// --num-fetch-threads is given (2.7-3.9); "" when the release does not
-	// know those options.
-	threadsWarning string
-	// deprecationNotices: 4.2+ warn on stdout about --messages and
-	// --consumer.config.
-	deprecationNotices bool
-	// timeoutWarning is the format of the line printed when --timeout
-	// ended the run early; 4.2 says "records" where earlier ones said
-	// "messages".
-	timeoutWarning string
-}
-
 var kafka39 = kafkaRelease{
 	producer: producerRelease{
 		prog:           "producer-performance",
@@ -195,9 +85,10 @@ var kafka27 = kafkaRelease{
 		payloadCountLine: "Number of messages read: %d",
 		payloadTokens:    javaStringSplit,
 		// Random.nextInt(0) on the first record.
-		noPayloads: "bound must be positive",
-		onePayload: true,
-		client:     producerClientDefaults{acks: "1", idempotence: false, lingerMs: 0},
+		noPayloads:        "bound must be positive",
+		onePayload:        true,
+		client:            producerClientDefaults{acks: "1", idempotence: false, lingerMs: 0},
+		unknownConfigWarn: true,
 	},
 	consumer: consumerRelease{
 		description:     "This tool helps in performance test for the full zookeeper consumer",
@@ -208,6 +99,8 @@ var kafka27 = kafkaRelease{
 		checks:          consumerChecks39,
 		threadsWarning:  kafka39.consumer.threadsWarning,
 		timeoutWarning:  kafka39.consumer.timeoutWarning,
+		// The Scala tool's 2.7 client.
+		unknownConfigWarn: true,
 	},
 }
 

@@ -7,10 +7,16 @@ package perftest
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
+	"net"
+	"net/url"
 	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/perfclones/perfclones/internal/cli"
@@ -21,43 +27,11 @@ import (
 	"github.com/perfclones/perfclones/internal/result"
 )
 
-// Tool is PerfTest as the cmd/ binaries run it. The JVM exits with 128 +
-// the signal's number on SIGINT and SIGTERM. The distribution's
-// bin/runjava is a script that passes the class name first; Main
-// dispatches on it.
-var Tool = cli.Tool{
-	Name:    "perftest",
-	Aliases: []string{"perf-test"},
-	About:   "RabbitMQ PerfTest (com.rabbitmq.perf.PerfTest); bin/runjava CLASS ARGS...",
-	Main:    Main,
-	Layout: []cli.Entry{
-		{Path: "rabbitmq-perf-test/bin/runjava", Script: true},
-		{Path: "rabbitmq-perf-test/html", Files: Assets},
-	},
-}
-
-// classPrefix starts the class names bin/runjava is given.
-const classPrefix = "com.rabbitmq.perf."
-
 // logTime is logback's %d{HH:mm:ss.SSS}.
 func logTime() string { return time.Now().Format("15:04:05.000") }
 
-// Main is `perftest ARGS...`, or `perftest com.rabbitmq.perf.CLASS ARGS...`
-// as bin/runjava runs it.
+// Main is com.rabbitmq.perf.PerfTest's main: `perftest ARGS...`.
 func Main(ctx context.Context, args []string, sys cli.IO) int {
-	if len(args) > 0 && strings.HasPrefix(args[0], classPrefix) {
-		switch args[0] {
-		case classPrefix + "PerfTest":
-			args = args[1:]
-		case classPrefix + "PerfTestMulti":
-			return MultiMain(ctx, args[1:], sys)
-		case classPrefix + "WebServer":
-			return WebMain(ctx, args[1:], sys)
-		default:
-			fmt.Fprintf(sys.Stderr, "Error: Could not find or load main class %s\nCaused by: java.lang.ClassNotFoundException: %s\n", args[0], args[0])
-			return 1
-		}
-	}
 	rel, err := releases.Select(sys.Getenv)
 	if err != nil {
 		return cli.Finish(sys, err)
@@ -78,8 +52,155 @@ func Main(ctx context.Context, args []string, sys cli.IO) int {
 	return code
 }
 
+// mainThreadException is PerfTest's catch-all: the exception on stderr,
+// a logback ERROR line and the exception on stdout, exit 1; 2.19+ also
+// print "test stopped" when the failure came after setup began.
+//
+// logback prints an exception without a message as "Class: null".
+func mainThreadException(d *diff, e jvm.Exception, afterSetup bool, clock func() string, causes ...jvm.Exception) *cli.Exit {
+	logged := func(x jvm.Exception) string {
+		if x.Message == "" {
+			return x.Class + ": null"
+		}
+		return x.String()
+	}
+	out := clock() + " [main] ERROR com.rabbitmq.perf.PerfTest - Main thread caught exception\n" + logged(e) + "\n"
+	for _, c := range causes {
+		out += "Caused by: " + logged(c) + "\n"
+	}
+	if afterSetup && d.metricsRefactor {
+		out += "test stopped\n"
+	}
+	return &cli.Exit{Code: 1, Stderr: "Main thread caught exception: " + e.String() + "\n", Stdout: out}
+}
+
+// strerror is the C library's text of an I/O error, as Java's messages
+// carry it ("No such file or directory").
+func strerror(err error) string {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		s := errno.Error()
+		return strings.ToUpper(s[:1]) + s[1:]
+	}
+	return err.Error()
+}
+
+// serversUp waits up to timeout seconds, trying every second, until every
+// broker of uris accepts a TCP connection (-sst).
+func serversUp(ctx context.Context, uris []string, timeout int) bool {
+	deadline := time.Now().Add(time.Duration(timeout) * time.Second)
+	for {
+		up := true
+		for _, u := range uris {
+			addr := "localhost:5672"
+			if pu, err := url.Parse(u); err == nil && pu.Host != "" {
+				addr = pu.Host
+				if pu.Port() == "" {
+					port := "5672"
+					if strings.EqualFold(pu.Scheme, "amqps") {
+						port = "5671"
+					}
+					addr = net.JoinHostPort(pu.Hostname(), port)
+				}
+			}
+			c, err := net.DialTimeout("tcp", addr, time.Second)
+			if err != nil {
+				up = false
+				break
+			}
+			_ = c.Close()
+		}
+		if up {
+			return true
+		}
+		if time.Now().Add(time.Second).After(deadline) {
+			return false
+		}
+		if clock.Sleep(ctx, time.Second) != nil {
+			return false
+		}
+	}
+}
+
+// javaURIs checks the broker URIs as java.net.URI and the Java client's
+// ConnectionFactory.setUri do, in that order, and rewrites in place the
+// forms Java accepts and Go's URL parser would not: a non-numeric port
+// (Java then falls back to localhost and the default port) and non-ASCII
+// bytes (percent-encoded, which decode to the same user and password).
+func javaURIs(uris []string) *jvm.Exception {
+	if len(uris) == 0 {
+		return &jvm.Exception{Class: "java.lang.ArrayIndexOutOfBoundsException", Message: "Index 0 out of bounds for length 0"}
+	}
+	for i, u := range uris {
+		for j := 0; j < len(u); j++ {
+			if u[j] == '%' && (j+2 >= len(u) || !isHex(u[j+1]) || !isHex(u[j+2])) {
+				return &jvm.Exception{Class: "java.net.URISyntaxException", Message: fmt.Sprintf("Malformed escape pair at index %d: %s", j, u)}
+			}
+		}
+		scheme, rest, ok := strings.Cut(u, ":")
+		if !ok || !javaScheme.MatchString(scheme) {
+			return &jvm.Exception{Class: "java.lang.NullPointerException",
+				Message: `Cannot invoke "String.toLowerCase()" because the return value of "java.net.URI.getScheme()" is null`}
+		}
+		if authority, ok := strings.CutPrefix(rest, "//"); ok {
+			if end := strings.IndexAny(authority, "/?#"); end >= 0 {
+				authority = authority[:end]
+			}
+			host := authority[strings.LastIndexByte(authority, '@')+1:]
+			if strings.HasPrefix(host, "[") && !strings.Contains(host, "]") {
+				return &jvm.Exception{Class: "java.net.URISyntaxException",
+					Message: fmt.Sprintf("Expected closing bracket for IPv6 address at index %d: %s", len(u), u)}
+			}
+		}
+		if s := strings.ToLower(scheme); s != "amqp" && s != "amqps" {
+			return &jvm.Exception{Class: "java.lang.IllegalArgumentException", Message: "Wrong scheme in AMQP URI: " + scheme}
+		}
+		if pu, err := url.Parse(percentNonASCII(u)); err == nil {
+			if n, err := strconv.Atoi(pu.Port()); err == nil && n > 65535 {
+				return &jvm.Exception{Class: "java.lang.IllegalArgumentException", Message: fmt.Sprintf("port out of range:%d", n)}
+			}
+		} else if strings.Contains(err.Error(), "invalid port") {
+			// A registry-based authority to java.net.URI: no host, no
+			// port, no user, so the client's defaults.
+			path := ""
+			if authority, ok := strings.CutPrefix(rest, "//"); ok {
+				if end := strings.IndexAny(authority, "/?#"); end >= 0 {
+					path = authority[end:]
+				}
+			}
+			uris[i] = scheme + "://localhost" + path
+			continue
+		}
+		uris[i] = percentNonASCII(u)
+	}
+	return nil
+}
+
+var javaScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*$`)
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func percentNonASCII(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			fmt.Fprintf(&b, "%%%02X", s[i])
+		} else {
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
+}
+
 func mainRun(ctx context.Context, d *diff, args []string, sys cli.IO, run *result.Run) int {
-	o, err := parseOptions(d, args, sys.Getenv, logTime)
+	o, err := parseOptions(d, args, sys.Getenv)
+	if ne, ok := err.(*numberError); ok {
+		err = mainThreadException(d, jvm.Exception{Class: "java.lang.NumberFormatException", Message: ne.msg}, false, logTime)
+	} else if jt, ok := err.(*javaThrow); ok {
+		err = mainThreadException(d, jt.e, false, logTime)
+	}
 	if err != nil {
 		return cli.Finish(sys, err)
 	}
@@ -87,12 +208,28 @@ func mainRun(ctx context.Context, d *diff, args []string, sys cli.IO, run *resul
 		_, _ = sys.Stderr.Write([]byte(n))
 	}
 	id := o.id
-	if id == "" {
+	if id == "" && !o.idGiven {
 		id = "test-" + time.Now().Format("150405.000")
 		id = id[:11] + "-" + id[12:]
 	}
+	if o.queuePattern != "" {
+		if _, e := javaFormatInt(o.queuePattern, o.patternFrom); e != nil {
+			return cli.Finish(sys, mainThreadException(d, *e, false, logTime))
+		}
+	}
 	p := buildPlan(d, o, id)
 	out := lineout.New(sys.Stdout)
+	if o.heartbeat < 0 || o.heartbeat > 65535 {
+		set := 0
+		if o.heartbeat > 65535 {
+			set = 65535
+		}
+		out.Line(fmt.Sprintf("%s [main] WARN  c.rabbitmq.client.ConnectionFactory - Requested heartbeat must be between 0 and 65535, value has been set to %d instead of %d", logTime(), set, o.heartbeat))
+		p.heartbeat = time.Duration(set) * time.Second
+	}
+	if e := javaURIs(p.uris); e != nil {
+		return cli.Finish(sys, mainThreadException(d, *e, false, logTime))
+	}
 	for _, u := range p.uris {
 		if len(u) > 8 && (u[:8] == "amqps://" || u[:8] == "AMQPS://") {
 			out.Line(logTime() + " [main] WARN  c.r.c.TrustEverythingTrustManager - SECURITY ALERT: this trust manager trusts every certificate, effectively disabling peer verification. This is convenient for local development but offers no protection against man-in-the-middle attacks. Please see https://www.rabbitmq.com/ssl.html to learn more about peer certificate verification.")
@@ -104,10 +241,23 @@ func mainRun(ctx context.Context, d *diff, args []string, sys cli.IO, run *resul
 		_ = os.Remove(p.csvPath)
 		f, err := os.OpenFile(p.csvPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
-			return cli.Finish(sys, mainThreadException(d, jvm.Exception{Class: "java.io.FileNotFoundException", Message: p.csvPath + " (" + err.Error() + ")"}, false, logTime))
+			return cli.Finish(sys, mainThreadException(d, jvm.Exception{Class: "java.io.FileNotFoundException", Message: p.csvPath + " (" + strerror(err) + ")"}, false, logTime))
 		}
 		defer f.Close()
 		csv = lineout.New(f)
+	}
+	if o.serversStartupTimeout > 0 && !serversUp(ctx, p.uris, o.serversStartupTimeout) {
+		if ctx.Err() != nil {
+			return interruptedEnding(ctx, d, out)
+		}
+		out.Line(fmt.Sprintf("Could not connect to broker(s) in %d second(s), exiting.", o.serversStartupTimeout))
+		out.Line("test stopped")
+		if !d.metricsRefactor {
+			for _, l := range d.summary(p.id, p.compact, p.sh, 0, 0, 0, latencyStats{}, latencyStats{}) {
+				out.Line(l)
+			}
+		}
+		return 0
 	}
 	ex, err := execute(ctx, p, out, lineout.New(sys.Stderr).Line, csv, nil)
 	if ex == nil {
@@ -156,7 +306,7 @@ type execution struct {
 // report also to onReport), until the time limit, the agents' limits or
 // ctx's end. A nil execution means ctx ended during setup; an error, that
 // setup failed.
-func execute(ctx context.Context, p *plan, out *lineout.Writer, stderr func(string), csv *lineout.Writer, onReport func(report)) (*execution, error) {
+func execute(ctx context.Context, p *plan, out *lineout.Writer, stderr func(string), csv *lineout.Writer, onReport func(intervalReport)) (*execution, error) {
 	d := p.rel
 	r := &runner{
 		p: p, c: newCounters(), reasons: &stopReasons{}, clock: monotonic{base: time.Now()}, wall: clock.NewWall(),
@@ -250,12 +400,12 @@ type reporter struct {
 	intervals               []result.Interval
 	recvIntervals           []result.Interval
 	lastBytes               [2]int64
-	onReport                func(report)
+	onReport                func(intervalReport)
 }
 
-// report is one interval as PerfTestMulti's samples see it: counts and
+// intervalReport is one interval as PerfTestMulti's samples see it: counts and
 // the interval's latency (µs) when it had samples.
-type report struct {
+type intervalReport struct {
 	elapsedMs      int64 // the interval's length
 	sent, received int64
 	latencyCount   int64
@@ -345,7 +495,7 @@ func (rep *reporter) report(now time.Time) {
 		Operations: cur[4] - rep.last[4], Bytes: recvBytes - rep.lastBytes[1]})
 	rep.lastBytes = [2]int64{pubBytes, recvBytes}
 	if rep.onReport != nil {
-		rr := report{elapsedMs: elapsedMs, sent: cur[0] - rep.last[0], received: cur[4] - rep.last[4], latencyCount: cons.TotalCount()}
+		rr := intervalReport{elapsedMs: elapsedMs, sent: cur[0] - rep.last[0], received: cur[4] - rep.last[4], latencyCount: cons.TotalCount()}
 		if rr.latencyCount > 0 {
 			rr.latencyMin, rr.latencyMax, rr.latencyMean = cons.Min(), cons.Max(), cons.Mean()
 		}
@@ -403,8 +553,9 @@ func (rep *reporter) summaryLines(end time.Time) []string {
 }
 
 // tests are the run's result-file entries: what the producers published
-// and what the consumers received, with their latencies, and the time
-// the broker's flow control blocked connections.
+// and what the consumers received, with their latencies, with confirms
+// what the broker confirmed (and nacked, and left unconfirmed), and the
+// time the broker's flow control blocked connections.
 func (rep *reporter) tests(end time.Time) []result.Test {
 	start := rep.agentsStart
 	el := end.Sub(start).Seconds()
@@ -423,6 +574,23 @@ func (rep *reporter) tests(end time.Time) []result.Test {
 		con.Latency = map[string]*result.Latency{"consume": l}
 	}
 	tests := []result.Test{pub, con}
+	if rep.p.sh.confirmed {
+		// The broker's answers to the publishes: every one published is
+		// confirmed, nacked, or still unconfirmed when the run ended.
+		confirmed, nacked := rep.c.confirmed.Load(), rep.c.nacked.Load()
+		errs := map[string]int64{}
+		if nacked > 0 {
+			errs["nacked"] = nacked
+		}
+		if n := pub.Counts.Operations - confirmed - nacked; n > 0 {
+			errs["unconfirmed"] = n
+		}
+		if len(errs) == 0 {
+			errs = nil
+		}
+		tests = append(tests, result.Test{Name: "confirm", Start: start, End: end, ElapsedSeconds: el,
+			Counts: result.Counts{Operations: confirmed, Errors: errs}})
+	}
 	if n := rep.c.blocked.Load(); n > 0 {
 		tests = append(tests, result.Test{Name: "flow-control-blocked", Start: start, End: end,
 			ElapsedSeconds: time.Duration(rep.c.blockedNanos.Load()).Seconds(),

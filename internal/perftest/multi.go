@@ -38,10 +38,10 @@ type scenario struct {
 	uri       string // "" when the scenario names none
 	interval  int
 	params    []map[string]any
-	variables []variable
+	variables []scenarioVariable
 }
 
-type variable struct {
+type scenarioVariable struct {
 	name   string // the property, camelCase: "minMsgSize"
 	key    string // as written: "min-msg-size"
 	values []any
@@ -77,7 +77,9 @@ func MultiMain(ctx context.Context, args []string, sys cli.IO) int {
 	for _, s := range scenarios {
 		out.Write("Running scenario '" + s.name + "' ")
 		res, err := runScenario(ctx, s, uri, func() { out.Write("#") })
-		out.Write("\n")
+		if err == nil {
+			out.Write("\n")
+		}
 		if err != nil {
 			if _, ok := cli.Interrupted(ctx); ok {
 				code, _ := cli.Interrupted(ctx)
@@ -94,7 +96,8 @@ func MultiMain(ctx context.Context, args []string, sys cli.IO) int {
 		results[s.name] = res
 	}
 	if err := os.WriteFile(args[1], []byte(gsonPretty(results)+"\n"), 0o644); err != nil {
-		fmt.Fprintf(sys.Stderr, "perfclones: cannot write %s: %v\n", args[1], err)
+		out.Write(logTime() + " [main] ERROR com.rabbitmq.perf.PerfTestMulti - Error during test execution\n" +
+			"java.io.FileNotFoundException: " + args[1] + " (" + strerror(err) + ")\n")
 		return 1
 	}
 	return 0
@@ -138,10 +141,34 @@ func lenientJSON(s string) string {
 	return b.String()
 }
 
+// gsonKind is the token a lenient Gson reader sees first in text.
+func gsonKind(text string) string {
+	switch c := text[0]; {
+	case c == '[':
+		return "BEGIN_ARRAY"
+	case c == '{':
+		return "BEGIN_OBJECT"
+	case c == '-' || '0' <= c && c <= '9':
+		return "NUMBER"
+	case strings.HasPrefix(text, "true") || strings.HasPrefix(text, "false"):
+		return "BOOLEAN"
+	case strings.HasPrefix(text, "null"):
+		return "NULL"
+	}
+	return "STRING"
+}
+
 func parseSpec(data []byte) ([]scenario, error) {
 	text := strings.TrimSpace(string(data))
 	if text == "" || text == "null" {
 		return nil, &cli.Exit{Code: 1, Stdout: "Input json file could not be parsed\n"}
+	}
+	if kind := gsonKind(text); kind != "BEGIN_ARRAY" {
+		column := 1
+		if kind == "BEGIN_OBJECT" {
+			column = 2
+		}
+		return nil, &cli.Exit{Code: 1, Stderr: fmt.Sprintf("Exception in thread \"main\" com.google.gson.JsonSyntaxException: java.lang.IllegalStateException: Expected BEGIN_ARRAY but was %s at line 1 column %d path $\n", kind, column)}
 	}
 	var raw []map[string]any
 	if err := json.Unmarshal([]byte(lenientJSON(text)), &raw); err != nil {
@@ -178,6 +205,9 @@ func parseSpec(data []byte) ([]scenario, error) {
 				if _, known := paramKeys[propertyName(k)]; !known {
 					return nil, fmt.Errorf("Could not find property %s in class com.rabbitmq.perf.MulticastParams", propertyName(k))
 				}
+				if text, ok := pm[k].(string); ok && !numberText(propertyName(k), text) {
+					return nil, &cli.Exit{Code: 1, Stderr: "Exception in thread \"main\" java.lang.NumberFormatException: For input string: \"" + text + "\"\n"}
+				}
 			}
 			s.params = append(s.params, pm)
 		}
@@ -201,7 +231,7 @@ func parseSpec(data []byte) ([]scenario, error) {
 					return nil, fmt.Errorf("Type %s was not multicast", t)
 				}
 				values, _ := vm["values"].([]any)
-				s.variables = append(s.variables, variable{name: propertyName(name), key: name, values: values})
+				s.variables = append(s.variables, scenarioVariable{name: propertyName(name), key: name, values: values})
 			}
 		default:
 			return nil, fmt.Errorf("Type %s was not simple or varying.", s.typ)
@@ -303,6 +333,24 @@ var paramKeys = map[string]func(o *options, v any){
 	},
 }
 
+// numberText: a string value is one the property's Java setter takes
+// (PerfTestMulti converts every string to the setter's type as it reads
+// the spec, so a bad number stops it before any scenario runs).
+func numberText(property, text string) bool {
+	switch property {
+	case "producerRateLimit", "consumerRateLimit":
+		_, err := strconv.ParseFloat(text, 64)
+		return err == nil
+	case "exchangeType", "exchangeName", "queueNames", "routingKey", "flags", "queueArguments", "queuePattern",
+		// booleans: any text is false but "true"
+		"autoAck", "randomRoutingKey", "skipBindingQueues", "autoDelete", "predeclared", "useMillis", "exclusive",
+		"consumerSlowStart", "nack", "requeue":
+		return true
+	}
+	_, err := strconv.ParseInt(text, 10, 32)
+	return err == nil
+}
+
 func asInt(v any) int {
 	switch x := v.(type) {
 	case float64:
@@ -378,7 +426,7 @@ type scenarioStats struct {
 	pendingSend, pendingRecv int64
 }
 
-func (st *scenarioStats) onReport(r report) {
+func (st *scenarioStats) onReport(r intervalReport) {
 	if len(st.samples) == warmUpSamples {
 		st.sendTotal, st.recvTotal, st.latSum, st.latCount = 0, 0, 0, 0
 		st.elapsedIgnored = st.elapsedTotal
@@ -474,7 +522,7 @@ func runScenario(ctx context.Context, s scenario, uri string, tick func()) (map[
 		for i, f := range rateFactors {
 			values[i] = int(f * float64(maxRate))
 		}
-		return runVarying(ctx, s.params[:1], []variable{{name: "producerRateLimit", values: values}}, uri, tick)
+		return runVarying(ctx, s.params[:1], []scenarioVariable{{name: "producerRateLimit", values: values}}, uri, tick)
 	}
 }
 
@@ -490,7 +538,7 @@ func valueString(v any) string {
 	return fmt.Sprint(v)
 }
 
-func runVarying(ctx context.Context, params []map[string]any, vars []variable, uri string, tick func()) (map[string]any, error) {
+func runVarying(ctx context.Context, params []map[string]any, vars []scenarioVariable, uri string, tick func()) (map[string]any, error) {
 	dims := make([]any, len(vars))
 	dimValues := map[string]any{}
 	for i, v := range vars {

@@ -16,7 +16,7 @@ import (
 func runClass(t *testing.T, class string, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := Main(context.Background(), append([]string{"com.rabbitmq.perf." + class}, args...),
+	code := Runjava(context.Background(), append([]string{"com.rabbitmq.perf." + class}, args...),
 		cli.IO{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: cli.Env(nil)})
 	return code, out.String(), errb.String()
 }
@@ -128,7 +128,7 @@ func TestGsonPretty(t *testing.T) {
 func TestScenarioStatsIgnoreTheWarmUp(t *testing.T) {
 	st := &scenarioStats{interval: 1000, minMsgSize: 10}
 	for i := 0; i < 6; i++ {
-		st.onReport(report{elapsedMs: 1000, sent: int64(1000 * (i + 1)), received: 500, latencyCount: 2, latencyMean: 10, latencyMin: 5, latencyMax: 15})
+		st.onReport(intervalReport{elapsedMs: 1000, sent: int64(1000 * (i + 1)), received: 500, latencyCount: 2, latencyMean: 10, latencyMin: 5, latencyMax: 15})
 	}
 	r := st.results()
 	// Samples 4 to 6 (4000+5000+6000 sent in 3 s) make the average.

@@ -15,6 +15,7 @@ import (
 // (and the environment variables that override it) in PerfTest's order.
 type options struct {
 	id                                 string
+	idGiven                            bool // -d given, even empty
 	exchangeType, exchangeName         string
 	queues                             []string // -u, split at commas; nil without
 	routingKey                         string   // -k; "" = a random UUID per run
@@ -53,8 +54,9 @@ type options struct {
 	exitWhen                           string  // -ew: "", "empty" or "idle"
 	disableRecovery                    bool    // -dcr
 	shutdownTimeout                    int
+	serversStartupTimeout              int // -sst, seconds; <= 0 = fail at once
 	// ignored lists options given that this clone parses but does not act
-	// on; Main names them on stderr.
+	// on; the run names them on stderr.
 	ignored []string
 }
 
@@ -109,6 +111,13 @@ func (c *commandLine) list(key string) []string {
 	return c.line.Values(key)
 }
 
+// javaThrow is an exception PerfTest's own code throws (an index out of
+// bounds, a division by zero, a negative array size) on input it does not
+// check; the catch-all in main.go prints it as any other.
+type javaThrow struct{ e jvm.Exception }
+
+func (t *javaThrow) Error() string { return t.e.String() }
+
 // numberError is a NumberFormatException thrown while reading the options.
 type numberError struct{ msg string }
 
@@ -145,33 +154,12 @@ func (c *commandLine) lookupValue(key string) (string, bool) {
 	return c.line.Value(key)
 }
 
-// mainThreadException is PerfTest's catch-all: the exception on stderr,
-// a logback ERROR line and the exception on stdout, exit 1; 2.19+ also
-// print "test stopped" when the failure came after setup began.
-//
-// logback prints an exception without a message as "Class: null".
-func mainThreadException(d *diff, e jvm.Exception, afterSetup bool, clock func() string, causes ...jvm.Exception) *cli.Exit {
-	logged := func(x jvm.Exception) string {
-		if x.Message == "" {
-			return x.Class + ": null"
-		}
-		return x.String()
-	}
-	out := clock() + " [main] ERROR com.rabbitmq.perf.PerfTest - Main thread caught exception\n" + logged(e) + "\n"
-	for _, c := range causes {
-		out += "Caused by: " + logged(c) + "\n"
-	}
-	if afterSetup && d.metricsRefactor {
-		out += "test stopped\n"
-	}
-	return &cli.Exit{Code: 1, Stderr: "Main thread caught exception: " + e.String() + "\n", Stdout: out}
-}
-
 // parseOptions reads args as the release's PerfTest main does, up to the
 // point where it connects. Every early ending (help, version, a parse or
-// validation error, a bad number) is an *cli.Exit with the release's text.
-func parseOptions(d *diff, args []string, getenv func(string) string, clock func() string) (*options, error) {
-	all := append(append([]javaopts.CommonsOption{}, d.options...), d.metricsOptions...)
+// validation error) is an *cli.Exit with the release's text; a bad number
+// is a *numberError, which the caller reports as PerfTest's catch-all.
+func parseOptions(d *diff, args []string, getenv func(string) string) (*options, error) {
+	all := append(append([]javaopts.CommonsOption{}, d.optionTable...), d.metricsTable...)
 	parser := &javaopts.CommonsParser{Options: all}
 	line, err := parser.Parse(args)
 	if err != nil && strings.HasPrefix(err.Error(), "Unrecognized option: ") {
@@ -191,8 +179,8 @@ func parseOptions(d *diff, args []string, getenv func(string) string, clock func
 	for i := range all {
 		c.byKey[all[i].Key()] = &all[i]
 	}
-	main := &javaopts.CommonsParser{Options: d.options}
-	metrics := &javaopts.CommonsParser{Options: d.metricsOptions}
+	main := &javaopts.CommonsParser{Options: d.optionTable}
+	metrics := &javaopts.CommonsParser{Options: d.metricsTable}
 	switch {
 	case c.has("mh") && c.has("env"):
 		return nil, &cli.Exit{Stdout: envHelp(metrics)}
@@ -205,14 +193,7 @@ func parseOptions(d *diff, args []string, getenv func(string) string, clock func
 	case c.has("v"):
 		return nil, &cli.Exit{Stdout: versionText(d)}
 	}
-	o, err := readOptions(d, c)
-	if err != nil {
-		if ne, ok := err.(*numberError); ok {
-			return nil, mainThreadException(d, jvm.Exception{Class: "java.lang.NumberFormatException", Message: ne.msg}, false, clock)
-		}
-		return nil, err
-	}
-	return o, nil
+	return readOptions(d, c)
 }
 
 // withOtherReleases is table followed by every option of the other
@@ -224,7 +205,7 @@ func withOtherReleases(table []javaopts.CommonsOption) []javaopts.CommonsOption 
 	}
 	out := append([]javaopts.CommonsOption{}, table...)
 	for _, rel := range releases.List {
-		for _, group := range [][]javaopts.CommonsOption{rel.Diff.options, rel.Diff.metricsOptions} {
+		for _, group := range [][]javaopts.CommonsOption{rel.Diff.optionTable, rel.Diff.metricsTable} {
 			for _, o := range group {
 				if !have[o.Key()] && (o.Long == "" || !have["--"+o.Long]) {
 					out = append(out, o)
@@ -287,6 +268,7 @@ func readOptions(d *diff, c *commandLine) (*options, error) {
 		return v
 	}
 	o.id = c.str("d", "")
+	o.idGiven = c.has("d")
 	o.exchangeType = c.str("t", "direct")
 	o.exchangeName = exchangeName(c, o.exchangeType)
 	if q := c.str("u", ""); c.lineOrEnv("u") {
@@ -326,6 +308,7 @@ func readOptions(d *diff, c *commandLine) (*options, error) {
 	o.consumerLatencyMicros = num("L", 0)
 	o.exclusive = c.has("E")
 	o.shutdownTimeout = num("st", 5)
+	o.serversStartupTimeout = num("sst", -1)
 	o.disableRecovery = c.has("dcr")
 	o.nack = c.has("na")
 	o.requeue = strings.EqualFold(c.str("re", "true"), "true")
@@ -363,14 +346,30 @@ func readOptions(d *diff, c *commandLine) (*options, error) {
 		return nil, err
 	}
 	uri := c.str("h", "amqp://localhost")
-	if u := c.str("H", ""); u != "" {
-		for _, one := range strings.Split(u, ",") {
+	if c.has("H") {
+		// Java's String.split: trailing empty pieces go, and a value
+		// without a comma is one piece even when empty.
+		pieces := strings.Split(c.str("H", ""), ",")
+		for len(pieces) > 1 && pieces[len(pieces)-1] == "" {
+			pieces = pieces[:len(pieces)-1]
+		}
+		if len(pieces) == 1 && pieces[0] == "" && strings.Contains(c.str("H", ""), ",") {
+			pieces = nil
+		}
+		o.uris = []string{}
+		for _, one := range pieces {
 			o.uris = append(o.uris, strings.TrimSpace(one))
 		}
 	} else {
 		o.uris = []string{uri}
 	}
 	o.outputFile = c.str("o", "")
+	for _, pair := range strings.Split(queueArgs, ",") {
+		if pair != "" && strings.Trim(pair, "=") == "" {
+			// "=".split("=") is empty; PerfTest reads its element 0.
+			return nil, &javaThrow{jvm.Exception{Class: "java.lang.ArrayIndexOutOfBoundsException", Message: "Index 0 out of bounds for length 0"}}
+		}
+	}
 	o.queueArgs = keyValues(queueArgs)
 	o.quorum = c.has("qq")
 	if o.quorum {
@@ -403,7 +402,7 @@ func readOptions(d *diff, c *commandLine) (*options, error) {
 			o.consumerPrefetch = 200
 		}
 	}
-	if ew := c.str("ew", ""); ew != "" {
+	if ew := c.str("ew", ""); c.has("ew") {
 		if ew != "empty" && ew != "idle" {
 			return nil, validation(d, false, "--exit-when must be 'empty' or 'idle'.")
 		}
@@ -411,6 +410,9 @@ func readOptions(d *diff, c *commandLine) (*options, error) {
 	}
 	if d.metricsRefactor && o.metricsFormat != "default" && o.metricsFormat != "compact" {
 		return nil, validation(d, true, "Unknown metrics formatter: "+o.metricsFormat+". Possible values are compact, default.")
+	}
+	if d.multiAckAtMostQos && o.consumerPrefetch > 0 && o.multiAckEvery > o.consumerPrefetch {
+		return nil, validation(d, true, "--multi-ack-every must be less than or equal to --qos")
 	}
 	o.queuePattern = c.str("qp", "")
 	o.patternFrom = num("qpf", -1)
@@ -434,12 +436,16 @@ func readOptions(d *diff, c *commandLine) (*options, error) {
 		if ferr != nil {
 			return nil, validation(d, true, "Queue file "+qf+" does not exist or is not readable")
 		}
+		if len(data) == 0 {
+			// No queue at all: PerfTest divides by the queue count.
+			return nil, &javaThrow{jvm.Exception{Class: "java.lang.ArithmeticException", Message: "/ by zero"}}
+		}
 		o.queues = nil
 		for _, l := range strings.Split(strings.TrimRight(string(data), "\n"), "\n") {
 			o.queues = append(o.queues, strings.TrimSpace(l))
 		}
 	}
-	for _, key := range []string{"po", "B", "jb", "sst", "niot", "niotp", "mp", "rkcs", "prsd", "pst", "ca", "sni", "se", "udsc",
+	for _, key := range []string{"po", "B", "jb", "niot", "niotp", "mp", "rkcs", "prsd", "pst", "ca", "sni", "se", "udsc",
 		"cri", "hst", "ctp", "pi", "T", "sul", "bfc", "bc",
 		// 2.19+ options
 		"mlb", "smssb", "ll", "ma", "sco", "csd", "em", "ei", "isn", "ist", "o2uri", "o2id", "o2sec", "o2gr", "o2p",
@@ -458,7 +464,7 @@ func readOptions(d *diff, c *commandLine) (*options, error) {
 			}
 		}
 	}
-	for _, m := range d.metricsOptions {
+	for _, m := range d.metricsTable {
 		if c.line.Has(m.Key()) && m.Key() != "mh" {
 			o.ignored = append(o.ignored, "-"+m.Key())
 		}

@@ -3,7 +3,7 @@ package perftest
 import "github.com/perfclones/perfclones/internal/javaopts"
 
 // The option tables of PerfTest's getOptions() and of its metrics
-// options, in definition order, as each release declares them: the names,
+// table, in definition order, as each release declares them: the names,
 // the kind of value and the help texts that --help, -mh, -env and the usage
 // after a parse error print. Parsing, help and the environment-variable
 // names are all driven by these tables.

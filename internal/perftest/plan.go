@@ -3,10 +3,14 @@ package perftest
 import (
 	"crypto/rand"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
+
+	"github.com/perfclones/perfclones/internal/jvm"
 )
 
 // plan is everything a run needs, built once from the options: the
@@ -31,7 +35,7 @@ type plan struct {
 	// upfront are queues declared and bound on the configuration
 	// connection before any client starts (patterns, or -u without
 	// consumers), with their binding keys.
-	upfront     []binding
+	upfront     []queueBinding
 	skipBinding bool
 
 	producers []producerPlan
@@ -40,16 +44,21 @@ type plan struct {
 	// plans name their connection by index.
 	consumerConns, producerConns int
 
-	timeLimit   time.Duration
-	interval    time.Duration
-	useMillis   bool
-	slowStart   bool
-	shutdown    time.Duration
-	heartbeat   time.Duration
-	frameMax    int
-	compact     bool
-	csvPath     string
-	countLimits int // channels that end the run when they reach their limit
+	timeLimit time.Duration
+	interval  time.Duration
+	useMillis bool
+	slowStart bool
+	shutdown  time.Duration
+	heartbeat time.Duration
+	frameMax  int
+	// consumerCount and producerCount are the channel counts as PerfTest
+	// sizes its arrays (negative ones throw), minMsgSize -s as given and
+	// intervalSecs -i as given (the schedule refuses a period <= 0).
+	consumerCount, producerCount int
+	minMsgSize, intervalSecs     int
+	compact                      bool
+	csvPath                      string
+	countLimits                  int // channels that end the run when they reach their limit
 	// quiet runs print nothing (PerfTestMulti's scenarios).
 	quiet bool
 	// recovery is the Java client's automatic connection recovery (on
@@ -62,7 +71,7 @@ type queueSettings struct {
 	args                           amqp.Table
 }
 
-type binding struct{ queue, key string }
+type queueBinding struct{ queue, key string }
 
 // producerPlan is one producer channel.
 type producerPlan struct {
@@ -90,7 +99,7 @@ type consumerPlan struct {
 	// queues to consume; when declareOwn is set the channel declares a
 	// server-named queue and binds it with bindKey instead.
 	queues     []string
-	declare    []binding // named queues this channel declares and binds first
+	declare    []queueBinding // named queues this channel declares and binds first
 	declareOwn bool
 	bindKey    string
 	// routingKey is the key a delivery must carry for its latency to be
@@ -134,6 +143,10 @@ func buildPlan(rel *diff, o *options, id string) *plan {
 		shutdown:        time.Duration(o.shutdownTimeout) * time.Second,
 		heartbeat:       time.Duration(o.heartbeat) * time.Second,
 		frameMax:        o.frameMax,
+		consumerCount:   int(int32(o.consumers * o.consumerChannels)),
+		producerCount:   int(int32(o.producers * o.producerChannels)),
+		minMsgSize:      o.minMsgSize,
+		intervalSecs:    o.interval,
 		compact:         o.metricsFormat == "compact",
 		csvPath:         o.outputFile,
 		recovery:        !o.disableRecovery,
@@ -159,7 +172,8 @@ func buildPlan(rel *diff, o *options, id string) *plan {
 	var sequence []string
 	if o.queuePattern != "" {
 		for i := o.patternFrom; i <= o.patternTo; i++ {
-			sequence = append(sequence, javaFormatInt(o.queuePattern, i))
+			name, _ := javaFormatInt(o.queuePattern, i)
+			sequence = append(sequence, name)
 		}
 	}
 	if sequence != nil {
@@ -168,11 +182,11 @@ func buildPlan(rel *diff, o *options, id string) *plan {
 			if o.routingKey != "" {
 				key = o.routingKey
 			}
-			p.upfront = append(p.upfront, binding{queue: q, key: key})
+			p.upfront = append(p.upfront, queueBinding{queue: q, key: key})
 		}
 	} else if o.queues != nil && o.consumers <= 0 {
 		for _, q := range o.queues {
-			p.upfront = append(p.upfront, binding{queue: q, key: runKey})
+			p.upfront = append(p.upfront, queueBinding{queue: q, key: runKey})
 		}
 	}
 	keyOf := func(i int) string {
@@ -197,7 +211,7 @@ func buildPlan(rel *diff, o *options, id string) *plan {
 			case o.queues != nil:
 				cp.queues = o.queues
 				for _, q := range o.queues {
-					cp.declare = append(cp.declare, binding{queue: q, key: runKey})
+					cp.declare = append(cp.declare, queueBinding{queue: q, key: runKey})
 				}
 			default:
 				cp.declareOwn = !o.predeclared
@@ -232,7 +246,137 @@ func buildPlan(rel *diff, o *options, id string) *plan {
 }
 
 // javaFormatInt is String.format(pattern, i) for the one-integer patterns
-// queue patterns are ("queue-%d", "q-%03d").
-func javaFormatInt(pattern string, i int) string {
-	return fmt.Sprintf(strings.ReplaceAll(pattern, "%n", "\n"), i)
+// queue patterns are ("queue-%d", "q-%03d"), with the exception Java's
+// Formatter throws for a pattern it refuses (a second argument asked for,
+// an unknown conversion, a conversion an Integer does not take).
+func javaFormatInt(pattern string, i int) (string, *jvm.Exception) {
+	var b strings.Builder
+	next := 0 // the ordinary index of the next argument
+	for pos := 0; pos < len(pattern); {
+		pct := strings.IndexByte(pattern[pos:], '%')
+		if pct < 0 {
+			b.WriteString(pattern[pos:])
+			break
+		}
+		b.WriteString(pattern[pos : pos+pct])
+		pos += pct
+		m := javaSpecifier.FindStringSubmatch(pattern[pos:])
+		if m == nil {
+			conv := "%"
+			if pos+1 < len(pattern) {
+				conv = pattern[pos+1 : pos+2]
+			}
+			return "", &jvm.Exception{Class: "java.util.UnknownFormatConversionException", Message: "Conversion = '" + conv + "'"}
+		}
+		pos += len(m[0])
+		index, flags, width, prec, conv := m[1], m[2], m[3], m[4], m[6]
+		switch conv {
+		case "%":
+			b.WriteString(pad("%", flags, width))
+			continue
+		case "n":
+			b.WriteString("\n")
+			continue
+		}
+		argIndex := next
+		if index != "" {
+			argIndex, _ = strconv.Atoi(strings.TrimSuffix(index, "$"))
+			argIndex--
+		} else {
+			next++
+		}
+		if m[5] != "" || !strings.Contains("dxXosShHbBc", conv) {
+			if strings.Contains("eEfgGaAtT", conv) || m[5] != "" {
+				return "", &jvm.Exception{Class: "java.util.IllegalFormatConversionException", Message: strings.ToLower(m[5]) + conv + " != java.lang.Integer"}
+			}
+			return "", &jvm.Exception{Class: "java.util.UnknownFormatConversionException", Message: "Conversion = '" + conv + "'"}
+		}
+		if argIndex != 0 {
+			return "", &jvm.Exception{Class: "java.util.MissingFormatArgumentException", Message: "Format specifier '" + m[0] + "'"}
+		}
+		var s string
+		switch conv {
+		case "d":
+			s = strconv.Itoa(i)
+			if strings.Contains(flags, "+") && i >= 0 {
+				s = "+" + s
+			} else if strings.Contains(flags, " ") && i >= 0 {
+				s = " " + s
+			}
+			if strings.Contains(flags, "0") && width != "" && !strings.Contains(flags, "-") {
+				w, _ := strconv.Atoi(width)
+				neg := strings.HasPrefix(s, "-") || strings.HasPrefix(s, "+") || strings.HasPrefix(s, " ")
+				sign := ""
+				if neg {
+					sign, s = s[:1], s[1:]
+				}
+				for len(sign)+len(s) < w {
+					s = "0" + s
+				}
+				s = sign + s
+			}
+		case "x", "X", "h", "H":
+			s = strconv.FormatUint(uint64(uint32(int32(i))), 16)
+			if strings.Contains(flags, "#") && (conv == "x" || conv == "X") {
+				s = "0x" + s
+			}
+			if conv == "X" || conv == "H" {
+				s = strings.ToUpper(s)
+			}
+		case "o":
+			s = strconv.FormatUint(uint64(uint32(int32(i))), 8)
+		case "s", "S":
+			s = strconv.Itoa(i)
+		case "b", "B":
+			s = "true"
+		case "c":
+			s = string(rune(i))
+		}
+		if prec != "" && strings.Contains("sShHbB", conv) {
+			if n, _ := strconv.Atoi(prec[1:]); n < len(s) {
+				s = s[:n]
+			}
+		}
+		if conv == "S" || conv == "B" {
+			s = strings.ToUpper(s)
+		}
+		b.WriteString(pad(s, flags, width))
+	}
+	return b.String(), nil
+}
+
+// javaSpecifier is java.util.Formatter's format specifier.
+var javaSpecifier = regexp.MustCompile(`^%(\d+\$)?([-#+ 0,(<]*)?(\d+)?(\.\d+)?([tT])?([a-zA-Z%])`)
+
+// pad pads s to width, on the left unless flags has '-'.
+func pad(s, flags, width string) string {
+	w, _ := strconv.Atoi(width)
+	for len(s) < w {
+		if strings.Contains(flags, "-") {
+			s += " "
+		} else {
+			s = " " + s
+		}
+	}
+	return s
+}
+
+// shown says which parts of a report line a run has, fixed for the run
+// as PerfTest fixes them when it creates its stats.
+type shown struct {
+	sent, returned, confirmed, received bool
+	// millis: latencies are ms ("-ms"), else µs.
+	millis bool
+	// legacy: 2.18's -l (min/avg/max instead of percentiles).
+	legacy bool
+}
+
+func (s shown) consumerLatency() bool { return s.received }
+func (s shown) confirmLatency() bool  { return s.sent && s.confirmed }
+
+func (s shown) unit() string {
+	if s.millis {
+		return "ms"
+	}
+	return "µs"
 }

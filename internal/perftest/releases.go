@@ -8,8 +8,8 @@ import (
 // diff is everything that differs between the PerfTest releases we
 // emulate. Nothing else in the package checks a version.
 type diff struct {
-	// options and metricsOptions are the release's tables (options_tables.go).
-	options, metricsOptions []javaopts.CommonsOption
+	// optionTable and metricsTable are the release's tables (options_tables.go).
+	optionTable, metricsTable []javaopts.CommonsOption
 	// versionLine is the first line of -v, after the ANSI bold code: the
 	// release, the commit it was built from and the build time (2.18.0's
 	// is its tag's commit time; the build ran minutes later).
@@ -26,12 +26,14 @@ type diff struct {
 	// maxColumn: every latency group also has /max (2.24+), and compact
 	// mode's time column is the local date-time.
 	maxColumn bool
-	// validationToStderr: the one-line validation errors that 2.18 prints
+	// validationToStderr: the one-line errors of the checks that 2.18 prints
 	// on stdout go to stderr.
 	validationToStderr bool
 	// dropZeroLatency: a consumer latency of 0 is not recorded (2.18 and,
 	// through "latency > 0", every release up to 2.24).
 	dropZeroLatency bool
+	// multiAckAtMostQos: -A above a non-zero -q is refused (2.22 checks it).
+	multiAckAtMostQos bool
 }
 
 var releases = cli.Releases[diff]{
@@ -39,21 +41,21 @@ var releases = cli.Releases[diff]{
 	Default: "2.18",
 	List: []cli.Release[diff]{
 		{Name: "2.18", Version: "2.18.0", Diff: diff{
-			options: release218Options, metricsOptions: release218MetricsOptions,
+			optionTable: release218Options, metricsTable: release218MetricsOptions,
 			versionLine:   "RabbitMQ Perf Test 2.18.0 (22dc09f80075f845d6da9eb793bd871f62d6ad4f; 2022-07-01T08:50:38Z)",
 			legacyMetrics: true, dropZeroLatency: true,
 		}},
 		{Name: "2.22", Version: "2.22.1", Also: []string{"2.19", "2.20", "2.21", "2.23"}, Diff: diff{
-			options: release222Options, metricsOptions: release222MetricsOptions,
+			optionTable: release222Options, metricsTable: release222MetricsOptions,
 			versionLine:     "RabbitMQ Perf Test 2.22.1 (b9d98f48f7a79b7bed6c4e3117ebff742e37d272; 2024-11-19T14:49:09Z)",
-			metricsRefactor: true, validationToStderr: true, dropZeroLatency: true,
+			metricsRefactor: true, validationToStderr: true, dropZeroLatency: true, multiAckAtMostQos: true,
 		}},
 		{Name: "2.24", Version: "2.24.0", Also: []string{"2.25"}, Diff: diff{
 			// Neither 2.24's option table nor its build are available
 			// here: 2.22's table stands in, and -v names only the release.
-			options: release222Options, metricsOptions: release222MetricsOptions,
+			optionTable: release222Options, metricsTable: release222MetricsOptions,
 			versionLine:     "RabbitMQ Perf Test 2.24.0",
-			metricsRefactor: true, validationToStderr: true, maxColumn: true, dropZeroLatency: true,
+			metricsRefactor: true, validationToStderr: true, maxColumn: true, dropZeroLatency: true, multiAckAtMostQos: true,
 		}},
 	},
 }

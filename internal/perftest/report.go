@@ -9,26 +9,6 @@ import (
 	"github.com/perfclones/perfclones/internal/javafmt"
 )
 
-// shown says which parts of a report line a run has, fixed for the run
-// as PerfTest fixes them when it creates its stats.
-type shown struct {
-	sent, returned, confirmed, received bool
-	// millis: latencies are ms ("-ms"), else µs.
-	millis bool
-	// legacy: 2.18's -l (min/avg/max instead of percentiles).
-	legacy bool
-}
-
-func (s shown) consumerLatency() bool { return s.received }
-func (s shown) confirmLatency() bool  { return s.sent && s.confirmed }
-
-func (s shown) unit() string {
-	if s.millis {
-		return "ms"
-	}
-	return "µs"
-}
-
 // latencyStats are the printed values of one latency group: min, median,
 // 75th, 95th, 99th and max, in the run's unit.
 type latencyStats [6]int64
@@ -59,8 +39,8 @@ func formatRate(r float64) string {
 	}
 }
 
-// seconds is "%.3f" of a duration in seconds.
-func seconds(d time.Duration) string { return javafmt.Fixed(d.Seconds(), 3) }
+// fixedSeconds is "%.3f" of a duration in seconds.
+func fixedSeconds(d time.Duration) string { return javafmt.Fixed(d.Seconds(), 3) }
 
 func (l latencyStats) format(withMax bool, unit string) string {
 	n := 5
@@ -85,9 +65,9 @@ func latencyHeader(withMax bool) string {
 func (d *diff) intervalLine(id string, sh shown, s sample) string {
 	var b strings.Builder
 	if d.metricsRefactor {
-		b.WriteString("id: " + id + ", time " + seconds(s.sinceStart) + " s")
+		b.WriteString("id: " + id + ", time " + fixedSeconds(s.sinceStart) + " s")
 	} else {
-		b.WriteString("id: " + id + ", time: " + seconds(s.sinceStart) + "s")
+		b.WriteString("id: " + id + ", time: " + fixedSeconds(s.sinceStart) + "s")
 	}
 	rate := func(label string, r float64) { b.WriteString(", " + label + ": " + formatRate(r) + " msg/s") }
 	if sh.sent {
@@ -167,7 +147,7 @@ func (d *diff) compactLine(sh shown, s sample, wall time.Time) string {
 	if d.maxColumn {
 		fmt.Fprintf(&b, "%-*s", tw, wall.Format("2006/01/02 15:04:05"))
 	} else {
-		fmt.Fprintf(&b, "%-*s", tw, seconds(s.sinceStart)+"s")
+		fmt.Fprintf(&b, "%-*s", tw, fixedSeconds(s.sinceStart)+"s")
 	}
 	col := func(r float64) { fmt.Fprintf(&b, "%*s", rw, formatRate(r)+" msg/s") }
 	if sh.sent {
@@ -229,7 +209,7 @@ func csvRow(id string, sh shown, s sample) string {
 	five := func(l latencyStats) string {
 		return fmt.Sprintf("%d,%d,%d,%d,%d", l[0], l[1], l[2], l[3], l[4])
 	}
-	row := id + "," + seconds(s.sinceStart) + "," + rate(s.sent, sh.sent) + "," +
+	row := id + "," + fixedSeconds(s.sinceStart) + "," + rate(s.sent, sh.sent) + "," +
 		rate(s.returned, sh.sent && sh.returned) + "," + rate(s.confirmed, sh.confirmLatency()) + "," +
 		rate(s.nacked, sh.confirmLatency()) + "," + rate(s.recvd, sh.received) + ","
 	if sh.consumerLatency() {

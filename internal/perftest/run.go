@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -138,6 +139,9 @@ func (r *runner) fail(reason string, err error) {
 	r.finish()
 }
 
+// errFrameMaxTooSmall is the broker's refusal of -M below its minimum.
+var errFrameMaxTooSmall = errors.New("frame max below 4096")
+
 // dial opens one named connection to the uri for its index.
 func (r *runner) dial(name string, index int) (*amqp.Connection, error) {
 	uri := r.p.uris[index%len(r.p.uris)]
@@ -149,6 +153,11 @@ func (r *runner) dial(name string, index int) (*amqp.Connection, error) {
 			c, err := amqp.DefaultDial(10*time.Second)(network, addr)
 			if err != nil {
 				return nil, err
+			}
+			if r.p.frameMax > 0 && r.p.frameMax < 4096 {
+				// The broker refuses a frame max below 4096 at tune.
+				_ = c.Close()
+				return nil, errFrameMaxTooSmall
 			}
 			return newCoalescingConn(c), nil
 		},
@@ -235,15 +244,19 @@ func during(classID, methodID int, err error) error {
 }
 
 // javaException is the exception the Java client would have thrown for
-// err, as PerfTest's "Main thread caught exception" prints it.
+// err, as PerfTest's catch-all in its main thread prints it.
 func javaException(err error) (jvm.Exception, []jvm.Exception) {
 	var amqpErr *amqp.Error
 	var opErr *net.OpError
 	var dnsErr *net.DNSError
+	var thrown *javaThrow
 	switch {
-	case errors.As(err, &amqpErr) && amqpErr.Code == amqp.AccessRefused && !amqpErr.Server:
-		return jvm.Exception{Class: "com.rabbitmq.client.AuthenticationFailureException", Message: amqpErr.Reason}, nil
-	case errors.As(err, &amqpErr) && amqpErr.Code == amqp.AccessRefused:
+	case errors.As(err, &thrown):
+		return thrown.e, nil
+	case errors.Is(err, errFrameMaxTooSmall):
+		return jvm.Exception{Class: "java.io.IOException"}, nil
+	case errors.As(err, &amqpErr) && amqpErr.Code == amqp.AccessRefused &&
+		(!amqpErr.Server || strings.HasPrefix(amqpErr.Reason, "ACCESS_REFUSED - Login was refused")):
 		return jvm.Exception{Class: "com.rabbitmq.client.AuthenticationFailureException",
 			Message: "ACCESS_REFUSED - Login was refused using authentication mechanism PLAIN. For details see the broker logfile."}, nil
 	case errors.As(err, &amqpErr):
@@ -293,7 +306,7 @@ func (r *runner) declareExchange(conn *amqp.Connection, ch *amqp.Channel) (*amqp
 
 // declareQueue declares a named queue (with -p only if a passive check
 // fails) and binds it to the exchange unless bindings are skipped.
-func (r *runner) declareQueue(conn *amqp.Connection, ch *amqp.Channel, b binding) (*amqp.Channel, error) {
+func (r *runner) declareQueue(conn *amqp.Connection, ch *amqp.Channel, b queueBinding) (*amqp.Channel, error) {
 	p := r.p
 	exists := false
 	if p.predeclared {
@@ -324,6 +337,10 @@ func (r *runner) declareQueue(conn *amqp.Connection, ch *amqp.Channel, b binding
 // lines; it returns the agents to start.
 func (r *runner) setUp(ctx context.Context, out func(string)) (agents []func(context.Context), err error) {
 	p := r.p
+	if p.consumerCount < 0 {
+		// PerfTest sizes its consumer array first.
+		return nil, &javaThrow{jvm.Exception{Class: "java.lang.NegativeArraySizeException", Message: strconv.Itoa(p.consumerCount)}}
+	}
 	conf, err := r.dial("perf-test-configuration-0", 0)
 	if err != nil {
 		return nil, err
@@ -333,6 +350,15 @@ func (r *runner) setUp(ctx context.Context, out func(string)) (agents []func(con
 		return nil, err
 	}
 	if ch, err = r.declareExchange(conf, ch); err != nil {
+		// PerfTest declares the exchange from its first consumer channel
+		// (or producer channel without consumers), after that agent's
+		// start line.
+		switch {
+		case p.consumerConns > 0:
+			out(fmt.Sprintf("id: %s, starting consumer #0", p.id))
+		case p.producerConns > 0:
+			out(fmt.Sprintf("id: %s, starting producer #0", p.id))
+		}
 		return nil, err
 	}
 	for _, b := range p.upfront {
@@ -366,6 +392,15 @@ func (r *runner) setUp(ctx context.Context, out func(string)) (agents []func(con
 				return nil, err
 			}
 		}
+	}
+	switch {
+	case p.producerCount < 0:
+		return nil, &javaThrow{jvm.Exception{Class: "java.lang.NegativeArraySizeException", Message: strconv.Itoa(p.producerCount)}}
+	case p.producerCount > 0 && p.minMsgSize < 0:
+		return nil, &javaThrow{jvm.Exception{Class: "java.lang.NegativeArraySizeException", Message: strconv.Itoa(p.minMsgSize)}}
+	case p.intervalSecs <= 0:
+		// The reporting schedule's period.
+		return nil, &javaThrow{jvm.Exception{Class: "java.lang.IllegalArgumentException"}}
 	}
 	prodByConn := map[int][]producerPlan{}
 	for _, pp := range p.producers {

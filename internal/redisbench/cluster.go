@@ -33,7 +33,7 @@ func fetchClusterConfig(ctx context.Context, d *dialer, ep endpoint, auth []stri
 	if err != nil {
 		return nil, err
 	}
-	defer s.close()
+	defer s.shut()
 	v, err := s.do("CLUSTER", "NODES")
 	if err != nil {
 		return nil, fmt.Errorf("%s", failed)
@@ -158,7 +158,7 @@ func (cc *clusterConfig) refreshSlots(ctx context.Context, d *dialer, auth []str
 	if err != nil {
 		return err
 	}
-	defer s.close()
+	defer s.shut()
 	v, err := s.do("CLUSTER", "SLOTS")
 	if err != nil {
 		return fmt.Errorf("%s", failed)

@@ -42,6 +42,11 @@ func (e endpoint) String() string {
 // dialer opens connections with the run's TLS settings.
 type dialer struct {
 	tls *tls.Config // nil without --tls
+	// tlsErr is a TLS set-up that failed (a CA file that cannot be read, a
+	// bad client certificate). The C tool sets TLS up anew on every
+	// connection, after the TCP connect, so every connect that succeeds
+	// fails with it.
+	tlsErr error
 }
 
 // connectError carries the text the C tool prints after "Could not connect to Redis at <addr>: ".
@@ -55,7 +60,16 @@ func (e *connectError) Error() string {
 }
 
 // tlsError is a failed TLS set-up or handshake.
-type tlsError struct{ reason string }
+type tlsError struct {
+	reason string
+	// handshake: the set-up was fine but the handshake failed. The C tool
+	// says nothing of that on its set-up connection (only that it could not
+	// fetch the server's CONFIG), and its clients then wait forever.
+	handshake bool
+	// timeout: the handshake got no answer within connectTimeout (a server
+	// that does not speak TLS); the C tool waits for it forever.
+	timeout bool
+}
 
 func (e *tlsError) Error() string { return "Could not negotiate a TLS connection: " + e.reason }
 
@@ -89,6 +103,10 @@ func (d *dialer) dial(ctx context.Context, ep endpoint) (net.Conn, error) {
 	if tc, ok := c.(*net.TCPConn); ok {
 		_ = tc.SetNoDelay(true)
 	}
+	if d.tlsErr != nil {
+		c.Close()
+		return nil, d.tlsErr
+	}
 	if d.tls == nil {
 		return c, nil
 	}
@@ -96,10 +114,25 @@ func (d *dialer) dial(ctx context.Context, ep endpoint) (net.Conn, error) {
 	_ = tc.SetDeadline(time.Now().Add(connectTimeout))
 	if err := tc.HandshakeContext(ctx); err != nil {
 		c.Close()
-		return nil, &tlsError{reason: err.Error()}
+		return nil, handshakeError(err)
 	}
 	_ = tc.SetDeadline(time.Time{})
 	return tc, nil
+}
+
+// handshakeError is a failed handshake in the C tool's terms: a chain that
+// does not verify is OpenSSL's "certificate verify failed".
+func handshakeError(err error) *tlsError {
+	var unknown x509.UnknownAuthorityError
+	var invalid x509.CertificateInvalidError
+	var verify *tls.CertificateVerificationError
+	switch {
+	case isTimeout(err):
+		return &tlsError{reason: err.Error(), handshake: true, timeout: true}
+	case errors.As(err, &unknown), errors.As(err, &invalid), errors.As(err, &verify):
+		return &tlsError{reason: "certificate verify failed", handshake: true}
+	}
+	return &tlsError{reason: err.Error(), handshake: true}
 }
 
 // strerror turns a Go network error into the C library's message for it.
@@ -119,6 +152,13 @@ func strerror(err error) string {
 		return "Connection timed out"
 	}
 	if errors.Is(err, io.EOF) {
+		return "Server closed the connection"
+	}
+	// A TLS alert from the server (a client certificate it refuses, or
+	// none where it requires one) comes with its close; OpenSSL reads the
+	// close, which hiredis reports so.
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "remote error" {
 		return "Server closed the connection"
 	}
 	return err.Error()
@@ -281,9 +321,9 @@ func opensslName(iana string) string {
 // setupConn is a blocking connection for the commands around a benchmark
 // (AUTH, CONFIG GET, CLUSTER NODES/SLOTS), like the C tool's getRedisContext.
 type setupConn struct {
-	conn net.Conn
-	rd   *replyReader
-	// unwatch stops closing conn when the run's ctx ends, which is how a
+	socket net.Conn
+	reader *replyReader
+	// unwatch stops closing the socket when the run's ctx ends, which is how a
 	// signal ends a set-up command waiting on a silent server.
 	unwatch func() bool
 }
@@ -295,15 +335,15 @@ func openSetupConn(ctx context.Context, d *dialer, ep endpoint, auth []string) (
 	if err != nil {
 		return nil, err
 	}
-	s := &setupConn{conn: c, rd: newReplyReader(c), unwatch: context.AfterFunc(ctx, func() { c.Close() })}
+	s := &setupConn{socket: c, reader: newReplyReader(c), unwatch: context.AfterFunc(ctx, func() { c.Close() })}
 	if auth != nil {
 		v, err := s.do(auth...)
 		if err != nil {
-			s.close()
+			s.shut()
 			return nil, fmt.Errorf("ERROR: failed to fetch reply from %s", ep)
 		}
 		if e, ok := v.(replyError); ok {
-			s.close()
+			s.shut()
 			return nil, fmt.Errorf("Node %s replied with error:\n%s", ep, string(e))
 		}
 	}
@@ -311,16 +351,16 @@ func openSetupConn(ctx context.Context, d *dialer, ep endpoint, auth []string) (
 }
 
 func (s *setupConn) do(args ...string) (any, error) {
-	_ = s.conn.SetDeadline(time.Now().Add(connectTimeout))
-	if _, err := s.conn.Write(encodeCommand(args)); err != nil {
+	_ = s.socket.SetDeadline(time.Now().Add(connectTimeout))
+	if _, err := s.socket.Write(encodeCommand(args)); err != nil {
 		return nil, err
 	}
-	return s.rd.value()
+	return s.reader.value()
 }
 
-func (s *setupConn) close() {
+func (s *setupConn) shut() {
 	s.unwatch()
-	s.conn.Close()
+	s.socket.Close()
 }
 
 // serverConfig is what the report prints of a server's persistence settings.

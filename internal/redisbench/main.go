@@ -12,6 +12,7 @@ package redisbench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -126,7 +127,7 @@ func (inv *invocation) run(o *Options) error {
 		threads: p.threads,
 		random:  &sharedRandom{g: newGlibcRandom(p.seed)},
 		clock:   wall,
-		notify:  func(f *failure) { inv.errOut.Line(f.Error()) },
+		notify:  func(f *requestFailure) { inv.errOut.Line(f.Error()) },
 	}
 	if err := inv.discover(s); err != nil {
 		return err
@@ -207,7 +208,7 @@ func (inv *invocation) runTest(s *session, progress *progressPrinter, spec bench
 		return err
 	}
 	r := s.newBenchmark(inv.ctx, spec)
-	if err := r.connect(s.plan.connections); err != nil {
+	if err := r.openClients(s.plan.connections); err != nil {
 		return err
 	}
 	progress.beginTest(spec, s.threads)
@@ -259,7 +260,7 @@ func (inv *invocation) discover(s *session) error {
 			if err == nil {
 				// A node that refuses CONFIG only loses its report lines.
 				n.config, _ = fetchConfig(conn, n.ep)
-				conn.close()
+				conn.shut()
 			}
 			if err := inv.ctx.Err(); err != nil {
 				return err // the reply was cut short by the signal
@@ -275,9 +276,9 @@ func (inv *invocation) discover(s *session) error {
 	}
 	conn, err := openSetupConn(inv.ctx, p.dialer, p.target, p.auth)
 	if err != nil {
-		return err
+		return inv.setupFailed(err, p.dialer)
 	}
-	defer conn.close()
+	defer conn.shut()
 	cfg, err := fetchConfig(conn, p.target)
 	if ctxErr := inv.ctx.Err(); ctxErr != nil {
 		return ctxErr // the reply was cut short by the signal
@@ -290,6 +291,29 @@ func (inv *invocation) discover(s *session) error {
 	}
 	s.config = cfg
 	return nil
+}
+
+// setupFailed handles a failed set-up connection as the C tool does where
+// that can be told apart: a TLS failure is only a missing CONFIG there (its
+// set-up names a bad CA file or certificate, not a failed handshake), and
+// the clients' connections then fail with the TLS set-up's error, which
+// becomes the run's. Anything else ends the run with its own error.
+func (inv *invocation) setupFailed(err error, d *dialer) error {
+	var te *tlsError
+	var ce *connectError
+	switch {
+	case errors.As(err, &te) && !te.timeout:
+		if !te.handshake {
+			inv.errOut.Line(te.Error())
+		}
+		inv.errOut.Line(noConfigWarning)
+		return nil
+	case errors.As(err, &ce) && d.tlsErr != nil:
+		inv.errOut.Line(ce.Error())
+		inv.errOut.Line(noConfigWarning)
+		return d.tlsErr
+	}
+	return err
 }
 
 // idle is -I: open the connections, send nothing, and print the number of

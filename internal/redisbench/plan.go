@@ -63,17 +63,16 @@ type connPlan struct {
 // buildPlan turns parsed options into a plan. It reads no file but the
 // TLS ones, and connects nowhere; a failure is the C tool's message.
 func buildPlan(o *Options) (*plan, error) {
-	tlsConfig, err := buildTLSConfig(o.TLS)
-	if err != nil {
-		return nil, err
-	}
+	// A TLS set-up that fails is no error yet: the C tool finds out on its
+	// first connection, after the TCP connect (see dialer.tlsErr).
+	tlsConfig, tlsErr := buildTLSConfig(o.TLS)
 	seed := uint32(time.Now().Unix()) ^ uint32(os.Getpid())
 	if o.HasSeed {
 		seed = uint32(o.Seed)
 	}
 	p := &plan{
 		target:      endpoint{host: o.Host, port: o.Port, unix: o.HasSocket, socket: o.Socket},
-		dialer:      &dialer{tls: tlsConfig},
+		dialer:      &dialer{tls: tlsConfig, tlsErr: tlsErr},
 		conn:        newConnPlan(o, false),
 		clusterConn: newConnPlan(o, true),
 		connections: max(o.Clients, 1),

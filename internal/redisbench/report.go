@@ -366,6 +366,8 @@ func cleanLine(width int) string {
 // once the clients stopped, the payload bytes they carried, the error
 // replies and broken connections by kind, and the request latencies the
 // report's percentiles come from (as the C tool, at most -n of them).
+// A run that failed or was interrupted also counts its unanswered
+// requests, so that sent = operations + unanswered + error replies.
 func resultTest(res *benchmarkResult, intervals []result.Interval) (result.Test, error) {
 	t := result.Test{
 		Name:           res.spec.title,
@@ -379,6 +381,12 @@ func resultTest(res *benchmarkResult, intervals []result.Interval) (result.Test,
 		},
 		Intervals: intervals,
 	}
+	if res.unanswered > 0 {
+		if t.Counts.Errors == nil {
+			t.Counts.Errors = map[string]int64{}
+		}
+		t.Counts.Errors["unanswered"] = res.unanswered
+	}
 	lat, err := result.LatencyOf(res.latency)
 	if err != nil {
 		return t, err
@@ -388,7 +396,7 @@ func resultTest(res *benchmarkResult, intervals []result.Interval) (result.Test,
 }
 
 // Error is the failure as the C tool words it on stderr.
-func (f *failure) Error() string {
+func (f *requestFailure) Error() string {
 	switch f.what {
 	case serverReply:
 		return "Error from server: " + f.reply
@@ -415,7 +423,7 @@ func (f *failure) Error() string {
 // kind is how the result file counts a failed request: an error reply by
 // its first word ("ERR", "WRONGTYPE", "NOAUTH"), anything else by what
 // broke.
-func (f *failure) kind() string {
+func (f *requestFailure) kind() string {
 	switch f.what {
 	case serverReply, nodeReply:
 		if i := strings.IndexByte(f.reply, ' '); i > 0 {
@@ -438,7 +446,7 @@ func (f *failure) kind() string {
 }
 
 // errorCounts is the result file's errors by kind, nil when there were none.
-func errorCounts(failures []*failure) map[string]int64 {
+func errorCounts(failures []*requestFailure) map[string]int64 {
 	if len(failures) == 0 {
 		return nil
 	}

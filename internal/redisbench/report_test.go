@@ -186,11 +186,6 @@ func TestClusterBanner(t *testing.T) {
 	}
 }
 
-// fixedSource is a running test whose counters the test sets.
-type fixedSource struct{ s progressSnapshot }
-
-func (f *fixedSource) snapshot() progressSnapshot { return f.s }
-
 func TestProgressIntervals(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -244,7 +239,7 @@ func TestResultTest(t *testing.T) {
 		spec:     benchmarkSpec{title: "MSET (10 keys)", requestBytes: 30},
 		finished: 10, replies: 10, elapsedMs: 1500,
 		latency:  snapshotOf(3, smallGetValues...),
-		failures: []*failure{{what: serverReply, reply: "ERR unknown command 'x'"}, {what: nodeReply, reply: "WRONGTYPE Operation"}, {what: serverClosed}},
+		failures: []*requestFailure{{what: serverReply, reply: "ERR unknown command 'x'"}, {what: nodeReply, reply: "WRONGTYPE Operation"}, {what: serverClosed}},
 	}
 	got, err := resultTest(res, nil)
 	if err != nil {
@@ -260,19 +255,19 @@ func TestResultTest(t *testing.T) {
 func TestFailureText(t *testing.T) {
 	ep := endpoint{host: "127.0.0.1", port: 7001}
 	tests := []struct {
-		f          failure
+		f          requestFailure
 		text, kind string
 	}{
-		{failure{what: serverReply, reply: "NOAUTH Authentication required."}, "Error from server: NOAUTH Authentication required.", "NOAUTH"},
-		{failure{what: nodeReply, ep: ep, reply: "ERR x"}, "Error from server 127.0.0.1:7001: ERR x", "ERR"},
-		{failure{what: clusterDown, ep: ep, reply: "CLUSTERDOWN The cluster is down"}, "Error from server 127.0.0.1:7001: CLUSTERDOWN The cluster is down.", ""},
-		{failure{what: serverClosed}, "Error: Server closed the connection", "connection closed"},
-		{failure{what: protocolError}, "Error: Protocol error", "protocol error"},
-		{failure{what: connectionError, err: syscall.ECONNRESET}, "Error: Connection reset by peer", "connection error"},
-		{failure{what: writeError, err: syscall.ECONNRESET}, "Error writing to the server: Connection reset by peer", ""},
-		{failure{what: allDisconnected}, "All clients disconnected... aborting.", "connection error"},
-		{failure{what: slotsChanged}, "WARNING: Cluster slots configuration changed, fetching new one...", ""},
-		{failure{what: setupFailed, err: &connectError{addr: "h:1", reason: "Connection refused"}}, "Could not connect to Redis at h:1: Connection refused", "connect"},
+		{requestFailure{what: serverReply, reply: "NOAUTH Authentication required."}, "Error from server: NOAUTH Authentication required.", "NOAUTH"},
+		{requestFailure{what: nodeReply, ep: ep, reply: "ERR x"}, "Error from server 127.0.0.1:7001: ERR x", "ERR"},
+		{requestFailure{what: clusterDown, ep: ep, reply: "CLUSTERDOWN The cluster is down"}, "Error from server 127.0.0.1:7001: CLUSTERDOWN The cluster is down.", ""},
+		{requestFailure{what: serverClosed}, "Error: Server closed the connection", "connection closed"},
+		{requestFailure{what: protocolError}, "Error: Protocol error", "protocol error"},
+		{requestFailure{what: connectionError, err: syscall.ECONNRESET}, "Error: Connection reset by peer", "connection error"},
+		{requestFailure{what: writeError, err: syscall.ECONNRESET}, "Error writing to the server: Connection reset by peer", ""},
+		{requestFailure{what: allDisconnected}, "All clients disconnected... aborting.", "connection error"},
+		{requestFailure{what: slotsChanged}, "WARNING: Cluster slots configuration changed, fetching new one...", ""},
+		{requestFailure{what: setupFailed, err: &connectError{addr: "h:1", reason: "Connection refused"}}, "Could not connect to Redis at h:1: Connection refused", "connect"},
 	}
 	for _, tt := range tests {
 		if got := tt.f.Error(); got != tt.text {

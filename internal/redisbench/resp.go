@@ -30,7 +30,7 @@ const maxReadBuffer = 64 * 1024
 func newReplyReader(rd io.Reader) *replyReader {
 	// Small to start: with thousands of connections (-c 5000) each one's
 	// buffer is resident memory; fill doubles it when replies are larger.
-	return &replyReader{rd: rd, buf: make([]byte, 4*1024)}
+	return &replyReader{rd: rd, buf: make([]byte, 512)}
 }
 
 // fill reads more bytes from the connection, compacting or growing the buffer first.

@@ -32,7 +32,7 @@ const (
 // it as the C tool does and counts it for the result file, so that a
 // worker never formats. The first failure of a test ends the program
 // (stderr, exit code 1); notices only print.
-type failure struct {
+type requestFailure struct {
 	what  failureKind
 	ep    endpoint // the cluster node, for nodeReply and clusterDown
 	reply string   // the server's error reply
@@ -67,7 +67,7 @@ type session struct {
 	clock   clock.Wall
 	// notify prints a notice (a failed write, CLUSTERDOWN, a slot map
 	// refresh), the only things the C tool reports mid-run.
-	notify func(*failure)
+	notify func(*requestFailure)
 }
 
 // benchmarkResult is what a finished (or stopped) benchmark hands to the reporter.
@@ -82,8 +82,12 @@ type benchmarkResult struct {
 	// from finished only when the run was interrupted or failed, while
 	// batches were in flight.
 	replies  int64
-	failures []*failure // the failed requests, in order; the first ended the run
-	fatal    *failure   // what ended the run early, nil when it completed
+	failures []*requestFailure // the failed requests, in order; the first ended the run
+	// unanswered are the requests of pipelines written whose replies had
+	// not all been read when the run stopped (only a run that failed or
+	// was interrupted has any): the server may or may not have run them.
+	unanswered int64
+	fatal      *requestFailure // what ended the run early, nil when it completed
 }
 
 // benchmarkRun is one benchmark (one title) in progress: what its clients
@@ -101,7 +105,7 @@ type benchmarkRun struct {
 	auth       []string
 	threads    int
 	random     *sharedRandom
-	notify     func(*failure)
+	notify     func(*requestFailure)
 	clock      clock.Wall
 	ctx        context.Context
 
@@ -116,21 +120,21 @@ type benchmarkRun struct {
 	done     chan struct{} // closed when the run stops, normally or not
 	stopOnce sync.Once
 	stopping atomic.Bool
-	fatal    atomic.Pointer[failure]
+	fatal    atomic.Pointer[requestFailure]
 
 	startMs   int64
 	startTime time.Time
 
 	mu       sync.Mutex // guards clients' connections and failures
-	clients  []*client
-	failures []*failure
+	clients  []*benchClient
+	failures []*requestFailure
 	wg       sync.WaitGroup
 }
 
 // client is one benchmark connection. Its buffer holds the per-connection
 // prefix commands followed by -P copies of the command; placeholders are
 // overwritten in place before each batch.
-type client struct {
+type benchClient struct {
 	run     *benchmarkRun
 	index   int
 	ep      endpoint
@@ -140,9 +144,12 @@ type client struct {
 	buf     []byte
 	cmdOff  int // where the -P commands start in buf
 	pending int // prefix replies still to come on this connection
-	randOff []int
-	tagOff  []int
-	rec     *latency.Recorder
+	// inflight are the requests of the batch written and not yet counted
+	// (the run sums them once its clients have stopped).
+	inflight int64
+	randOff  []int
+	tagOff   []int
+	rec      *latency.Recorder
 }
 
 // progressSnapshot is what a progress tick reads of a running benchmark.
@@ -167,7 +174,7 @@ func (r *benchmarkRun) stop() {
 
 // fail records a failed request, keeps the first as what ended the run,
 // and stops it.
-func (r *benchmarkRun) fail(f *failure) {
+func (r *benchmarkRun) fail(f *requestFailure) {
 	r.mu.Lock()
 	r.failures = append(r.failures, f)
 	r.mu.Unlock()
@@ -205,7 +212,7 @@ func (s *session) newBenchmark(ctx context.Context, spec benchmarkSpec) *benchma
 
 // connect opens n clients, pacing them as the C tool does. A failed
 // connect is fatal; a cancelled ctx ends it with ctx's error.
-func (r *benchmarkRun) connect(n int) error {
+func (r *benchmarkRun) openClients(n int) error {
 	for i := range n {
 		c, err := r.newClient(i)
 		if err != nil {
@@ -214,7 +221,7 @@ func (r *benchmarkRun) connect(n int) error {
 			if r.ctx.Err() != nil {
 				return r.ctx.Err()
 			}
-			return &failure{what: setupFailed, err: err}
+			return &requestFailure{what: setupFailed, err: err}
 		}
 		r.clients = append(r.clients, c)
 		r.live.Add(1)
@@ -230,13 +237,13 @@ func (r *benchmarkRun) connect(n int) error {
 }
 
 // newClient connects client number index and builds its buffer.
-func (r *benchmarkRun) newClient(index int) (*client, error) {
-	c := &client{run: r, index: index, ep: r.target}
+func (r *benchmarkRun) newClient(index int) (*benchClient, error) {
+	c := &benchClient{run: r, index: index, ep: r.target}
 	if r.cluster != nil {
 		c.node = r.cluster.nodeForClient(index, r.threads)
 		c.ep = c.node.ep
 	}
-	if err := c.connect(); err != nil {
+	if err := c.open(); err != nil {
 		return nil, err
 	}
 	c.rec = r.hist.NewRecorder()
@@ -244,7 +251,7 @@ func (r *benchmarkRun) newClient(index int) (*client, error) {
 }
 
 // connect dials and lays out the buffer with the prefix commands in front.
-func (c *client) connect() error {
+func (c *benchClient) open() error {
 	r := c.run
 	conn, err := r.dialer.dial(r.ctx, c.ep)
 	if err != nil {
@@ -337,6 +344,9 @@ func (r *benchmarkRun) wait() *benchmarkResult {
 	}
 	r.mu.Lock()
 	res.failures = r.failures
+	for _, c := range r.clients {
+		res.unanswered += c.inflight
+	}
 	r.mu.Unlock()
 	return res
 }
@@ -344,7 +354,7 @@ func (r *benchmarkRun) wait() *benchmarkResult {
 // loop is the client's life: issue a batch, read its replies, repeat until
 // the run has issued -n requests; then stay connected and idle as the C
 // tool's clients do, until the run ends.
-func (c *client) loop() {
+func (c *benchClient) loop() {
 	r := c.run
 	defer r.wg.Done()
 	defer c.rec.Flush()
@@ -364,6 +374,7 @@ func (c *client) loop() {
 			out = c.buf
 		}
 		start := time.Now()
+		c.inflight = r.pipeline
 		if _, err := c.conn.Write(out); err != nil {
 			c.writeFailed(err)
 			return
@@ -384,7 +395,7 @@ func (c *client) loop() {
 				return
 			}
 			if isErr {
-				r.fail(&failure{what: serverReply, reply: msg})
+				r.fail(&requestFailure{what: serverReply, reply: msg})
 				return
 			}
 			c.pending--
@@ -399,6 +410,7 @@ func (c *client) loop() {
 				return
 			}
 		}
+		c.inflight = 0
 		before := r.finished.Add(r.pipeline) - r.pipeline
 		if recorded := min(r.pipeline, r.requests-before); recorded > 0 {
 			for range recorded {
@@ -413,9 +425,9 @@ func (c *client) loop() {
 		}
 		if r.conn.reconnect {
 			c.conn.Close()
-			if err := c.connect(); err != nil {
+			if err := c.open(); err != nil {
 				if r.ctx.Err() == nil {
-					r.fail(&failure{what: setupFailed, err: err})
+					r.fail(&requestFailure{what: setupFailed, err: err})
 				}
 				return
 			}
@@ -425,7 +437,7 @@ func (c *client) loop() {
 
 // nextReply reads one reply, passing over RESP3 push messages (client
 // tracking invalidations), which hiredis drops before they reach the tool.
-func (c *client) nextReply() (msg string, isErr bool, err error) {
+func (c *benchClient) nextReply() (msg string, isErr bool, err error) {
 	for {
 		msg, isErr, err = c.rd.skip()
 		if err != nil || c.rd.lastType != '>' {
@@ -438,32 +450,32 @@ func (c *client) nextReply() (msg string, isErr bool, err error) {
 // mode, a MOVED, ASK or CLUSTERDOWN on a command that carries a hash tag
 // refreshes the slot map and the reply still counts; anything else is fatal.
 // It reports whether the run goes on.
-func (c *client) clusterError(msg string) bool {
+func (c *benchClient) clusterError(msg string) bool {
 	r := c.run
 	if c.node == nil {
-		r.fail(&failure{what: serverReply, reply: msg})
+		r.fail(&requestFailure{what: serverReply, reply: msg})
 		return false
 	}
 	if len(c.tagOff) == 0 {
-		r.fail(&failure{what: nodeReply, ep: c.ep, reply: msg})
+		r.fail(&requestFailure{what: nodeReply, ep: c.ep, reply: msg})
 		return false
 	}
 	switch {
 	case hasPrefix(msg, "MOVED"), hasPrefix(msg, "ASK"):
 	case hasPrefix(msg, "CLUSTERDOWN"):
-		r.notify(&failure{what: clusterDown, ep: c.ep, reply: msg})
+		r.notify(&requestFailure{what: clusterDown, ep: c.ep, reply: msg})
 		select {
 		case <-r.done:
 			return false
 		case <-time.After(time.Second):
 		}
 	default:
-		r.fail(&failure{what: nodeReply, ep: c.ep, reply: msg})
+		r.fail(&requestFailure{what: nodeReply, ep: c.ep, reply: msg})
 		return false
 	}
-	refreshing := func() { r.notify(&failure{what: slotsChanged}) }
+	refreshing := func() { r.notify(&requestFailure{what: slotsChanged}) }
 	if err := r.cluster.refreshSlots(r.ctx, r.dialer, r.auth, refreshing); err != nil {
-		r.fail(&failure{what: setupFailed, err: err})
+		r.fail(&requestFailure{what: setupFailed, err: err})
 		return false
 	}
 	return true
@@ -473,34 +485,34 @@ func hasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }
 
 // readFailed ends the run when a connection breaks, unless the run is
 // already stopping and closed it on purpose.
-func (c *client) readFailed(err error) {
+func (c *benchClient) readFailed(err error) {
 	r := c.run
 	if r.stopping.Load() {
 		return
 	}
 	switch {
 	case errors.Is(err, io.EOF):
-		r.fail(&failure{what: serverClosed})
+		r.fail(&requestFailure{what: serverClosed})
 	case errors.Is(err, errProtocol):
-		r.fail(&failure{what: protocolError})
+		r.fail(&requestFailure{what: protocolError})
 	default:
-		r.fail(&failure{what: connectionError, err: err})
+		r.fail(&requestFailure{what: connectionError, err: err})
 	}
 }
 
 // writeFailed drops the client as the C tool does; a broken pipe goes
 // unreported. When no client is left the run is aborted.
-func (c *client) writeFailed(err error) {
+func (c *benchClient) writeFailed(err error) {
 	r := c.run
 	if r.stopping.Load() {
 		return
 	}
 	if !errors.Is(err, syscall.EPIPE) {
-		r.notify(&failure{what: writeError, err: err})
+		r.notify(&requestFailure{what: writeError, err: err})
 	}
 	c.conn.Close()
 	if r.live.Add(-1) == 0 && r.finished.Load() < r.requests {
-		r.fail(&failure{what: allDisconnected})
+		r.fail(&requestFailure{what: allDisconnected})
 	}
 }
 

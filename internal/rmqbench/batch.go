@@ -21,6 +21,13 @@ func produceBatches(ctx context.Context, d *diff, p *parsed, out, errOut *lineou
 		return nil, err
 	}
 	out.Write(batchHeader(d, pl))
+	compressLine, err := pl.startup()
+	if err != nil {
+		return nil, err
+	}
+	if compressLine != "" {
+		out.Line(compressLine)
+	}
 	namesrv, err := resolveNamesrv(pl.namesrv)
 	if err != nil {
 		errOut.Line(ToolName + ": " + err.Error())
@@ -39,6 +46,11 @@ func produceBatches(ctx context.Context, d *diff, p *parsed, out, errOut *lineou
 		}
 		defer func() { _ = prod.Shutdown() }()
 		client = prod
+	}
+	if err := pl.startErr(); err != nil {
+		// The original's JVM lives on after this (the client's threads are
+		// not daemons) until it is killed; ours ends.
+		return nil, err
 	}
 	start := time.Now()
 	run := &batchRun{hist: newHistogram()}

@@ -135,6 +135,13 @@ func namesrvReachable(ctx context.Context, addrs []string) error {
 	return last
 }
 
+// credentials are the ACL keys: only used with -a true. The real defaults
+// are the other way round from what the help says.
+type credentials struct {
+	enabled              bool
+	accessKey, secretKey string
+}
+
 // producerOptions are the Java benchmark producer's client settings:
 // group benchmark_producer, the start time as instance name, 3 s send
 // timeout, 2 retries, and compression only when -c true.

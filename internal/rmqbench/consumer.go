@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	rocketmq "github.com/apache/rocketmq-client-go/v2"
@@ -26,6 +27,9 @@ func consume(ctx context.Context, d *diff, p *parsed, getenv func(string) string
 		return nil, err
 	}
 	out.Line(consumerHeader(d, pl))
+	if pl.reportMs <= 0 {
+		return nil, illegalArgument() // scheduleAtFixedRate
+	}
 	selector := consumer.MessageSelector{Type: consumer.TAG, Expression: "*"}
 	if pl.hasFilterType && pl.hasExpression {
 		// The type is checked first: an unknown one ends main before the
@@ -38,9 +42,17 @@ func consume(ctx context.Context, d *diff, p *parsed, getenv func(string) string
 		default:
 			return nil, jvm.Uncaught(jvm.Exception{Class: "java.lang.IllegalArgumentException", Message: "Not support filter type! " + pl.filterType}, nil)
 		}
-		expr, _ := pl.readExpression()
+		expr, ok := pl.readExpression()
 		out.Line("Expression: " + expr)
+		if !ok {
+			// MixAll.file2String gave null: a null expression subscribes
+			// to everything.
+			expr = "*"
+		}
 		selector = consumer.MessageSelector{Type: typ, Expression: expr}
+	}
+	if err := pl.checkConfig(); err != nil {
+		return nil, err
 	}
 	namesrv, err := resolveNamesrv(pl.namesrv)
 	if err == nil {
@@ -49,7 +61,7 @@ func consume(ctx context.Context, d *diff, p *parsed, getenv func(string) string
 	if err != nil {
 		// The original's consumer.start() throws; main ends with its
 		// stack trace and status 1. Ours says why in one line.
-		return nil, cli.Failure(fmt.Sprintf("%s: cannot start the consumer: no name server answers at %s (%v)", ToolName, joinAddrs(pl.namesrv), err))
+		return nil, cli.Failure(fmt.Sprintf("%s: cannot start the consumer: no name server answers at %s (%v)", ToolName, strings.Join(pl.namesrv, ";"), err))
 	}
 	run := &consumerRun{b2c: newHistogram(), s2c: newHistogram(), failRate: pl.failRate}
 	opts := []consumer.Option{
@@ -69,19 +81,37 @@ func consume(ctx context.Context, d *diff, p *parsed, getenv func(string) string
 		tc := &primitive.TraceConfig{Access: primitive.Local, NamesrvAddrs: namesrv, GroupName: pl.group}
 		opts = append(opts, consumer.WithTrace(tc))
 	}
-	c, err := rocketmq.NewPushConsumer(opts...)
-	if err == nil {
-		err = c.Subscribe(pl.topic, selector, run.listener)
-	}
 	start := time.Now()
-	if err == nil {
-		err = c.Start()
-	}
-	if err != nil {
+	c, err := startConsumer(opts, pl.topic, selector, run.listener)
+	missing := err != nil && routeMissing(err)
+	if err != nil && !missing {
 		return nil, jvm.Uncaught(jvm.Exception{Class: "org.apache.rocketmq.client.exception.MQClientException",
 			Message: strings.TrimSpace(err.Error())}, nil)
 	}
 	out.Line("Consumer Started.")
+	var mu sync.Mutex // guards c
+	if missing {
+		// The original starts on a topic the name server does not know
+		// yet and finds its route when it appears (it asks every 30 s);
+		// rocketmq-client-go refuses to start, so ours asks again.
+		go func() {
+			for clock.Sleep(ctx, routePoll) == nil {
+				opts[2] = consumer.WithInstance(strconv.FormatInt(clock.NewWall().Ms(), 10))
+				nc, err := startConsumer(opts, pl.topic, selector, run.listener)
+				mu.Lock()
+				if err == nil && ctx.Err() == nil {
+					c = nc
+				} else if nc != nil {
+					_ = nc.Shutdown()
+				}
+				done := c != nil
+				mu.Unlock()
+				if done || (err != nil && !routeMissing(err)) {
+					return
+				}
+			}
+		}()
+	}
 
 	var w window[consumerSnap]
 	stop := make(chan struct{})
@@ -93,9 +123,42 @@ func consume(ctx context.Context, d *diff, p *parsed, getenv func(string) string
 			}
 		})
 	end := time.Now()
-	_ = c.Shutdown()
+	mu.Lock()
+	if c != nil {
+		_ = c.Shutdown()
+	}
+	c = nil // a retry still under way shuts its own consumer down
+	mu.Unlock()
 	test, err := consumerTest(start, end, run, w.all)
 	return []result.Test{test}, err
+}
+
+// routePoll is how often the original's client asks the name server for
+// routes (pollNameServerInterval).
+const routePoll = 30 * time.Second
+
+// routeMissing reports whether a start failed only for want of the
+// topic's route.
+func routeMissing(err error) bool {
+	return strings.Contains(err.Error(), "route info not found")
+}
+
+// startConsumer makes, subscribes and starts a push consumer; on a failed
+// start the consumer is shut down and nil is returned.
+func startConsumer(opts []consumer.Option, topic string, selector consumer.MessageSelector,
+	listener func(context.Context, ...*primitive.MessageExt) (consumer.ConsumeResult, error)) (rocketmq.PushConsumer, error) {
+	c, err := rocketmq.NewPushConsumer(opts...)
+	if err != nil {
+		return nil, err
+	}
+	if err = c.Subscribe(topic, selector, listener); err == nil {
+		err = c.Start()
+	}
+	if err != nil {
+		_ = c.Shutdown()
+		return nil, err
+	}
+	return c, nil
 }
 
 // consumerTest is the result file's record of a consumer run: every

@@ -17,9 +17,6 @@ import (
 	"github.com/perfclones/perfclones/internal/result"
 )
 
-// ToolName is the multi-call name; the first argument is the mode.
-const ToolName = "rocketmq-benchmark"
-
 // Tool is rocketmq-benchmark for cmd/ binaries and the multi-call binary.
 // The distribution's benchmark/ scripts run it in the background and
 // return at once, as the originals do (their command ends with &).

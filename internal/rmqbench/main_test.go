@@ -44,7 +44,14 @@ func TestMainEndings(t *testing.T) {
 		{"bad filter", nil, []string{"consumer", "-n", "127.0.0.1:1", "-f", "XML", "-e", "/nonexistent"}, 1,
 			"topic: BenchmarkTest, threadCount 20, group: benchmark_consumer, suffix: false, filterType: XML, expression: /nonexistent, msgTraceEnable: false, aclEnable: false, reportInterval: 10000\n",
 			"Exception in thread \"main\" java.lang.IllegalArgumentException: Not support filter type! XML\n"},
-		{"threads", nil, []string{"producer", "-w", "0"}, 1, "", "Exception in thread \"main\" java.lang.IllegalArgumentException\n"},
+		// newFixedThreadPool(0) fails after the start-up lines.
+		{"threads", nil, []string{"producer", "-w", "0"}, 1, "topic: BenchmarkTest, threadCount: 0, messageSize: 128,", "Exception in thread \"main\" java.lang.IllegalArgumentException\n"},
+		{"report interval", nil, []string{"consumer", "-ri", "0"}, 1, "topic: BenchmarkTest, threadCount 20,", "Exception in thread \"main\" java.lang.IllegalArgumentException\n"},
+		{"consumer threads", nil, []string{"consumer", "-n", "127.0.0.1:1", "-w", "0"}, 1, "topic: BenchmarkTest, threadCount 0,",
+			"Exception in thread \"main\" org.apache.rocketmq.client.exception.MQClientException: consumeThreadMin Out of range [1, 1000]\n"},
+		{"4.9 bursts -ri", v49, []string{"consumer", "-ri", "1000"}, 1, "", "Exception in thread \"main\" java.lang.NumberFormatException: For input string: \"i\"\n"},
+		{"4.9 takes -- as a value", v49, []string{"producer", "-s", "--"}, 1, "", "Exception in thread \"main\" java.lang.NumberFormatException: For input string: \"--\"\n"},
+		{"compress options unread without -c true", nil, []string{"producer", "-cl", "x", "-w", "-1"}, 1, "topic: BenchmarkTest, threadCount: -1,", "Exception in thread \"main\" java.lang.IllegalArgumentException\n"},
 		{"tproducer help", nil, []string{"tproducer", "-h"}, 0, "usage: TransactionProducer [-a <arg>] [-ak <arg>] [-b <arg>] [-cr <arg>]", ""},
 		{"shutdown usage", nil, []string{"shutdown"}, 0, "Usage: shutdown producer | consumer | tproducer | bproducer\n", ""},
 	} {

@@ -2,11 +2,15 @@ package rmqbench
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/perfclones/perfclones/internal/cli"
 	"github.com/perfclones/perfclones/internal/javaopts"
 	"github.com/perfclones/perfclones/internal/jvm"
 )
+
+// ToolName is the multi-call name; the first argument is the mode.
+const ToolName = "rocketmq-benchmark"
 
 // mode is one of the benchmark's programs: the class a distribution script
 // starts, the app name its help prints, and its options.
@@ -174,10 +178,10 @@ type parsed struct {
 // then the help, and exits 1.
 func parse(m *mode, d *diff, args []string) (*parsed, error) {
 	options := m.options(d)
-	tokens := args
+	tokens := jvmArgs(args)
 	var err error
 	if !d.DefaultParser {
-		tokens, err = posixTokens(options, args)
+		tokens, err = posixTokens(options, tokens)
 	}
 	var line *javaopts.CommonsLine
 	if err == nil {
@@ -197,48 +201,137 @@ func parse(m *mode, d *diff, args []string) (*parsed, error) {
 	return &parsed{line: line}, nil
 }
 
-// posixTokens rewrites a command line so that commons-cli 1.5's
-// DefaultParser reads it as 1.2's PosixParser (RocketMQ 4.9) does: a long
-// name must be given whole (no prefixes), and "-xVALUE" and "-x=VALUE" are
-// burst into "-x" and the rest of the token ("=VALUE" stays "=VALUE").
-func posixTokens(options []javaopts.CommonsOption, args []string) ([]string, error) {
-	short := map[string]*javaopts.CommonsOption{}
-	long := map[string]bool{}
-	for i := range options {
-		short[options[i].Key()] = &options[i]
-		long[options[i].Long] = true
+// jvmArgs are the arguments as main(String[]) sees them: the JVM decodes
+// them in the locale's charset (UTF-8 taken), so every byte that is not
+// part of a valid UTF-8 sequence becomes U+FFFD.
+func jvmArgs(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if utf8.ValidString(a) {
+			out[i] = a
+			continue
+		}
+		var b strings.Builder
+		for _, r := range a { // an invalid byte yields RuneError, one byte long
+			b.WriteRune(r)
+		}
+		out[i] = b.String()
 	}
-	var out []string
+	return out
+}
+
+// javaTrim is String.trim: it strips every char up to U+0020 from both
+// ends (control characters too), and nothing else (not U+00A0).
+func javaTrim(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool { return r <= ' ' })
+}
+
+// posixTokens reads a command line as commons-cli 1.2's PosixParser and
+// Parser do (RocketMQ 4.9) and rewrites it into tokens that 1.5's
+// DefaultParser reads the same way: every option as "--longName=value"
+// (or "-h"), the leftovers after "--". 1.2 differs from 1.5 in how it
+// splits tokens (-t=X is -t "=X", -thread is -t "hread", no long
+// prefixes, but --t is -t), in what it takes as a value (anything that is
+// not a known option: "--", "-", "--1") and in stripping quotes (a
+// leading and a trailing '"' independently).
+func posixTokens(options []javaopts.CommonsOption, args []string) ([]string, error) {
+	get := func(name string) *javaopts.CommonsOption {
+		name = strings.TrimPrefix(name, "-")
+		name = strings.TrimPrefix(name, "-")
+		for i := range options {
+			if options[i].Short == name {
+				return &options[i]
+			}
+		}
+		for i := range options {
+			if options[i].Long == name {
+				return &options[i]
+			}
+		}
+		return nil
+	}
+	// PosixParser.flatten.
+	var flat []string
 	for i, tok := range args {
 		switch {
 		case tok == "--":
-			return append(out, args[i:]...), nil
+			flat = append(flat, args[i:]...)
+		case tok == "-":
+			flat = append(flat, tok)
 		case strings.HasPrefix(tok, "--"):
-			name, _, _ := strings.Cut(tok[2:], "=")
-			if !long[name] {
-				return nil, &javaopts.CommonsError{Msg: "Unrecognized option: " + tok}
+			name, value, eq := strings.Cut(tok, "=")
+			if get(name) == nil {
+				flat = append(flat, tok)
+			} else if flat = append(flat, name); eq {
+				flat = append(flat, value)
 			}
-			out = append(out, tok)
-		case strings.HasPrefix(tok, "-") && len(tok) > 2 && short[tok[1:]] == nil && !long[tok[1:]]:
-			// PosixParser.burstToken.
-			rest := tok[1:]
-			for len(rest) > 0 {
-				o := short[rest[:1]]
+		case strings.HasPrefix(tok, "-"):
+			if len(tok) == 2 || get(tok) != nil {
+				flat = append(flat, tok)
+				break
+			}
+			for j := 1; j < len(tok); j++ { // burstToken
+				o := get(tok[j : j+1])
 				if o == nil {
-					return nil, &javaopts.CommonsError{Msg: "Unrecognized option: " + tok}
-				}
-				out = append(out, "-"+rest[:1])
-				if o.Arg != javaopts.CommonsNoArg && len(rest) > 1 {
-					out = append(out, rest[1:])
+					flat = append(flat, tok)
 					break
 				}
-				rest = rest[1:]
+				flat = append(flat, "-"+tok[j:j+1])
+				if o.Arg != javaopts.CommonsNoArg && j+1 < len(tok) {
+					flat = append(flat, tok[j+1:])
+					break
+				}
 			}
 		default:
-			out = append(out, tok)
+			flat = append(flat, tok)
+		}
+		if tok == "--" {
+			break
 		}
 	}
+	// Parser.parse.
+	var out, rest []string
+	for i := 0; i < len(flat); i++ {
+		t := flat[i]
+		switch {
+		case t == "--":
+			for _, r := range flat[i+1:] {
+				if r != "--" {
+					rest = append(rest, r)
+				}
+			}
+			i = len(flat)
+		case t == "-" || !strings.HasPrefix(t, "-"):
+			rest = append(rest, t)
+		default:
+			o := get(t)
+			if o == nil {
+				return nil, &javaopts.CommonsError{Msg: "Unrecognized option: " + t}
+			}
+			if o.Arg == javaopts.CommonsNoArg {
+				out = append(out, "-"+o.Key())
+				continue
+			}
+			// processArgs: the next token is the value unless it is a
+			// known option.
+			if i+1 >= len(flat) || (strings.HasPrefix(flat[i+1], "-") && get(flat[i+1]) != nil) {
+				return nil, &javaopts.CommonsError{Msg: "Missing argument for option: " + o.Key()}
+			}
+			i++
+			out = append(out, "--"+o.Long+"="+strip12Quotes(flat[i]))
+		}
+	}
+	if len(rest) > 0 {
+		out = append(append(out, "--"), rest...)
+	}
 	return out, nil
+}
+
+// strip12Quotes is commons-cli 1.2's Util.stripLeadingAndTrailingQuotes:
+// a leading '"' and a trailing '"' go, each on its own.
+func strip12Quotes(s string) string {
+	s = strings.TrimPrefix(s, "\"")
+	return strings.TrimSuffix(s, "\"")
 }
 
 // str is the option's first value, trimmed when the original trims it,
@@ -249,7 +342,7 @@ func (p *parsed) str(key, def string, trim bool) string {
 		return def
 	}
 	if trim {
-		return strings.TrimSpace(v)
+		return javaTrim(v)
 	}
 	return v
 }
@@ -275,7 +368,7 @@ func (p *parsed) integer(key string, def int, trim bool) (int, error) {
 		return def, nil
 	}
 	if trim {
-		v = strings.TrimSpace(v)
+		v = javaTrim(v)
 	}
 	n, err := javaopts.ParseJavaInt(v)
 	if err != nil {
@@ -303,7 +396,7 @@ func (p *parsed) double(key string, def float64) (float64, error) {
 	if !ok {
 		return def, nil
 	}
-	n, err := javaopts.ParseJavaDouble(strings.TrimSpace(v))
+	n, err := javaopts.ParseJavaDouble(javaTrim(v))
 	if err != nil {
 		return 0, numberError(err, nil)
 	}

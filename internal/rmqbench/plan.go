@@ -1,8 +1,11 @@
 package rmqbench
 
 import (
+	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -26,13 +29,6 @@ func namesrvList(p *parsed, getenv func(string) string) []string {
 	return out
 }
 
-// credentials are the ACL keys: only used with -a true. The real defaults
-// are the other way round from what the help says.
-type credentials struct {
-	enabled              bool
-	accessKey, secretKey string
-}
-
 // producerPlan is everything a producer run needs.
 type producerPlan struct {
 	namesrv       []string
@@ -54,6 +50,7 @@ type producerPlan struct {
 	compressOver  int
 	reportMs      int
 	body          []byte
+	p             *parsed // for what startup reads
 	// shares are the sends of each sender (-q split as the original
 	// splits it); nil means every sender runs until stopped.
 	shares []int64
@@ -83,49 +80,107 @@ func newProducerPlan(d *diff, p *parsed, getenv func(string) string) (*producerP
 		return nil, err
 	}
 	pl.async = p.boolean("y")
-	if pl.threads, err = p.integer("w", 64, false); err != nil {
+	if pl.async {
+		pl.threads = 1 // -w is not even read
+	} else if pl.threads, err = p.integer("w", 64, false); err != nil {
 		return nil, err
 	}
-	if pl.async {
-		pl.threads = 1
-	}
+	pl.compress = d.Compress && p.boolean("c")
 	pl.reportMs = 10000
 	if d.ReportInterval {
 		if pl.reportMs, err = p.integer("ri", 10000, false); err != nil {
 			return nil, err
 		}
 	}
-	pl.compressType, pl.compressLevel, pl.compressOver = "ZLIB", 5, 4096
-	if d.Compress {
-		pl.compress = p.boolean("c")
-		pl.compressType = p.str("ct", "ZLIB", true)
-		if pl.compressLevel, err = p.integer("cl", 5, true); err != nil {
-			return nil, err
-		}
-		if pl.compressOver, err = p.integer("ch", 4096, true); err != nil {
-			return nil, err
-		}
-	}
-	if pl.threads <= 0 || pl.size < 0 {
-		// Executors.newFixedThreadPool(<=0) and a negative body length.
-		return nil, jvm.Uncaught(jvm.Exception{Class: "java.lang.IllegalArgumentException"}, nil)
-	}
-	pl.body = randomBody(pl.size)
-	pl.shares = splitQuantity(pl.quantity, pl.threads)
+	pl.p = p
 	return pl, nil
 }
 
-// compressCheck is the original's check of -ct, which only runs with
-// -c true, after the start-up lines.
-func (pl *producerPlan) compressCheck() error {
-	if !pl.compress {
-		return nil
+// The JVM the distribution's runclass.sh starts has a 1 GB heap
+// (-Xmx1g); HotSpot refuses arrays of Integer.MAX_VALUE - 1 elements and
+// more whatever the heap.
+const (
+	jvmHeap          = 1 << 30
+	jvmMaxArrayElems = math.MaxInt32 - 2
+)
+
+// jvmArray is the error of allocating a Java array of n elements of size
+// bytes each (n >= 0), or nil.
+func jvmArray(n int64, size int64) error {
+	switch {
+	case n > jvmMaxArrayElems:
+		return jvm.Uncaught(jvm.Exception{Class: "java.lang.OutOfMemoryError", Message: "Requested array size exceeds VM limit"}, nil)
+	case n*size > jvmHeap:
+		return jvm.Uncaught(jvm.Exception{Class: "java.lang.OutOfMemoryError", Message: "Java heap space"}, nil)
 	}
-	switch strings.ToUpper(pl.compressType) {
+	return nil
+}
+
+// bodyCheck is the original's building of the one message body, right
+// after the start-up lines: a StringBuilder of -s chars, its String and
+// their UTF-8 bytes (three copies in the heap).
+func bodyCheck(size int) error {
+	if size < 0 {
+		return jvm.Uncaught(jvm.Exception{Class: "java.lang.NegativeArraySizeException", Message: strconv.Itoa(size)}, nil)
+	}
+	return jvmArray(int64(size), 3)
+}
+
+// illegalArgument is the bare IllegalArgumentException that
+// Executors.newFixedThreadPool(<= 0) and scheduleAtFixedRate(period <= 0)
+// throw.
+func illegalArgument() error {
+	return jvm.Uncaught(jvm.Exception{Class: "java.lang.IllegalArgumentException"}, nil)
+}
+
+// startup is what the original does between its start-up lines and the
+// client's start, in its order: the body, the sender pool, the -q shares
+// (a long per thread), the report timer, and with -c true the compression
+// settings (read only then). It returns the "compressType: ..." line the
+// original prints when compression is on.
+func (pl *producerPlan) startup() (string, error) {
+	if err := bodyCheck(pl.size); err != nil {
+		return "", err
+	}
+	if pl.threads <= 0 {
+		return "", illegalArgument()
+	}
+	if err := jvmArray(int64(pl.threads), 8); err != nil {
+		return "", err
+	}
+	if pl.reportMs <= 0 {
+		return "", illegalArgument()
+	}
+	pl.compressType, pl.compressLevel, pl.compressOver = "ZLIB", 5, 4096
+	if !pl.compress {
+		pl.body = randomBody(pl.size)
+		pl.shares = splitQuantity(pl.quantity, pl.threads)
+		return "", nil
+	}
+	var err error
+	pl.compressType = pl.p.str("ct", "ZLIB", true)
+	if pl.compressLevel, err = pl.p.integer("cl", 5, false); err != nil {
+		return "", err
+	}
+	if pl.compressOver, err = pl.p.integer("ch", 4096, false); err != nil {
+		return "", err
+	}
+	if err := compressTypeCheck(pl.compressType); err != nil {
+		return "", err
+	}
+	pl.body = randomBody(pl.size)
+	pl.shares = splitQuantity(pl.quantity, pl.threads)
+	return fmt.Sprintf("compressType: %s compressLevel: %d", pl.compressType, pl.compressLevel), nil
+}
+
+// compressTypeCheck is CompressionType.of: ZLIB, LZ4 or ZSTD in any
+// case, around blanks.
+func compressTypeCheck(name string) error {
+	switch strings.ToUpper(javaTrim(name)) {
 	case "ZLIB", "LZ4", "ZSTD":
 		return nil
 	}
-	return jvm.Uncaught(jvm.Exception{Class: "java.lang.RuntimeException", Message: "Unsupported compress type name: " + pl.compressType}, nil)
+	return jvm.Uncaught(jvm.Exception{Class: "java.lang.RuntimeException", Message: "Unsupported compress type name: " + name}, nil)
 }
 
 // splitQuantity splits -q as the original: every sender gets q/threads,
@@ -213,6 +268,44 @@ func newConsumerPlan(d *diff, p *parsed, getenv func(string) string, nowMs int64
 	return pl, nil
 }
 
+// groupPattern is the characters Validators allows in a group name.
+var groupPattern = regexp.MustCompile(`^[%|a-zA-Z0-9_-]+$`)
+
+// checkConfig is the checks the original's consumer.start() makes before
+// it connects (Validators.checkGroup, then DefaultMQPushConsumerImpl's
+// checkConfig), each an MQClientException that ends main.
+func (pl *consumerPlan) checkConfig() error {
+	fail := func(msg string) error {
+		return jvm.Uncaught(jvm.Exception{Class: "org.apache.rocketmq.client.exception.MQClientException", Message: msg}, nil)
+	}
+	g := pl.group
+	switch {
+	case javaTrim(g) == "":
+		return fail("the specified group is blank")
+	case utf16Len(g) > 255:
+		return fail("the specified group is longer than group max length 255.")
+	case !groupPattern.MatchString(g):
+		return fail("the specified group[" + g + "] contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$")
+	case g == "DEFAULT_CONSUMER":
+		return fail("consumerGroup can not equal DEFAULT_CONSUMER, please specify another one.")
+	case pl.threads < 1 || pl.threads > 1000:
+		return fail("consumeThreadMin Out of range [1, 1000]")
+	}
+	return nil
+}
+
+// utf16Len is String.length.
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n++
+		if r > 0xFFFF {
+			n++
+		}
+	}
+	return n
+}
+
 // readExpression reads the -e file as MixAll.file2String does: its text,
 // or "null" when it cannot be read.
 func (pl *consumerPlan) readExpression() (string, bool) {
@@ -241,6 +334,7 @@ type batchPlan struct {
 	compressOver  int
 	reportMs      int
 	body          []byte
+	p             *parsed // for what startup reads
 }
 
 func newBatchPlan(d *diff, p *parsed) (*batchPlan, error) {
@@ -269,25 +363,57 @@ func newBatchPlan(d *diff, p *parsed) (*batchPlan, error) {
 	if d.Compress {
 		akKey, skKey, skDef = "ak", "sk", "12345678"
 	}
-	pl.cred = credentials{enabled: pl.acl, accessKey: p.str(akKey, "rocketmq2", true), secretKey: p.str(skKey, skDef, true)}
+	// 5.x reads -ak/-sk untrimmed; 4.9's -c/-e go through the trimming
+	// getOptionValue.
+	trimKeys := !d.Compress
+	pl.cred = credentials{enabled: pl.acl, accessKey: p.str(akKey, "rocketmq2", trimKeys), secretKey: p.str(skKey, skDef, trimKeys)}
 	pl.reportMs, pl.compressLevel, pl.compressOver = 10000, 5, 4096
-	if d.Compress {
-		pl.compress = strings.EqualFold(p.str("c", "false", true), "true")
-		if pl.compressLevel, err = p.integer("cl", 5, true); err != nil {
-			return nil, err
-		}
-		if pl.compressOver, err = p.integer("ch", 4096, true); err != nil {
-			return nil, err
-		}
-	}
+	pl.compress = d.Compress && p.boolean("c")
 	if d.ReportInterval {
-		if pl.reportMs, err = p.integer("ri", 10000, true); err != nil {
+		if pl.reportMs, err = p.integer("ri", 10000, false); err != nil {
 			return nil, err
 		}
 	}
-	if pl.threads <= 0 || pl.size < 0 || pl.batch <= 0 {
-		return nil, jvm.Uncaught(jvm.Exception{Class: "java.lang.IllegalArgumentException"}, nil)
+	pl.p = p
+	return pl, nil
+}
+
+// startup is what the batch producer does after its start-up lines, in
+// its order: the body, the report timer, and with -c true the
+// compression settings (read only then; the "compressType: ..." line is
+// returned). A thread count <= 0 fails only after the client has started
+// (startErr), which the original's JVM outlives.
+func (pl *batchPlan) startup() (string, error) {
+	if err := bodyCheck(pl.size); err != nil {
+		return "", err
+	}
+	if pl.reportMs <= 0 {
+		return "", illegalArgument()
+	}
+	line := ""
+	if pl.compress {
+		var err error
+		ct := pl.p.str("ct", "ZLIB", true)
+		if pl.compressLevel, err = pl.p.integer("cl", 5, false); err != nil {
+			return "", err
+		}
+		if pl.compressOver, err = pl.p.integer("ch", 4096, false); err != nil {
+			return "", err
+		}
+		if err := compressTypeCheck(ct); err != nil {
+			return "", err
+		}
+		line = fmt.Sprintf("compressType: %s compressLevel: %d", ct, pl.compressLevel)
 	}
 	pl.body = randomBody(pl.size)
-	return pl, nil
+	return line, nil
+}
+
+// startErr is the error the batch producer's main dies of once its
+// client has started: newFixedThreadPool(<= 0).
+func (pl *batchPlan) startErr() error {
+	if pl.threads <= 0 {
+		return illegalArgument()
+	}
+	return jvmArray(int64(pl.threads), 0)
 }

@@ -3,6 +3,7 @@ package rmqbench
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -21,8 +22,12 @@ func produce(ctx context.Context, d *diff, p *parsed, getenv func(string) string
 		return nil, err
 	}
 	out.Write(producerHeader(d, pl))
-	if err := pl.compressCheck(); err != nil {
+	compressLine, err := pl.startup()
+	if err != nil {
 		return nil, err
+	}
+	if compressLine != "" {
+		out.Line(compressLine)
 	}
 	start := time.Now()
 	run := &producerRun{hist: newHistogram()}
@@ -90,7 +95,7 @@ func produce(ctx context.Context, d *diff, p *parsed, getenv func(string) string
 	<-scheduled
 	end := time.Now()
 	if perr := run.namesrvDown.Load(); perr != nil {
-		errOut.Line(fmt.Sprintf("%s: no name server answers at %s (%v); the senders stopped", ToolName, joinAddrs(pl.namesrv), *perr))
+		errOut.Line(fmt.Sprintf("%s: no name server answers at %s (%v); the senders stopped", ToolName, strings.Join(pl.namesrv, ";"), *perr))
 	}
 	if ctx.Err() == nil {
 		// The original computes the summary over its last whole-second
@@ -109,17 +114,6 @@ func produce(ctx context.Context, d *diff, p *parsed, getenv func(string) string
 	}
 	test, err := producerTest(start, end, pl, run, w.all)
 	return []result.Test{test}, err
-}
-
-func joinAddrs(a []string) string {
-	s := ""
-	for i, x := range a {
-		if i > 0 {
-			s += ";"
-		}
-		s += x
-	}
-	return s
 }
 
 // producerTest is the result file's record of a producer run: the exact
@@ -148,19 +142,4 @@ func producerTest(start, end time.Time, pl *producerPlan, run *producerRun, snap
 	}
 	t.Latency = map[string]*result.Latency{"send": lat}
 	return t, nil
-}
-
-// errorCounts is a result file's errors by kind: name, count pairs, the
-// kinds that did not happen left out.
-func errorCounts(pairs ...any) map[string]int64 {
-	var m map[string]int64
-	for i := 0; i+1 < len(pairs); i += 2 {
-		if n := pairs[i+1].(int64); n > 0 {
-			if m == nil {
-				m = map[string]int64{}
-			}
-			m[pairs[i].(string)] = n
-		}
-	}
-	return m
 }

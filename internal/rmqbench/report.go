@@ -10,27 +10,6 @@ import (
 	"github.com/perfclones/perfclones/internal/javafmt"
 )
 
-// The originals keep the newest windowSize one-second snapshots and print
-// nothing until they have all ten, whatever the report interval.
-const windowSize = 10
-
-// producerSnap is one of the producer's one-second snapshots: the time
-// (epoch ms) and the cumulative counters then.
-type producerSnap struct {
-	At                 int64
-	SendOK, SendFailed int64
-	RespOK, RespFailed int64
-	RTTotal            int64 // ms, over RespOK
-}
-
-// consumerSnap is one of the consumer's snapshots.
-type consumerSnap struct {
-	At                 int64
-	Count              int64
-	B2CTotal, S2CTotal int64 // ms
-	Failed             int64
-}
-
 // javaLong is Java's (long) cast of a double: truncation, NaN to 0, and
 // saturation at the long range.
 func javaLong(x float64) int64 {
@@ -80,15 +59,11 @@ func b(v bool) string { return strconv.FormatBool(v) }
 // producerHeader is the producer's start-up output.
 func producerHeader(d *diff, p *producerPlan) string {
 	if d.Pipes {
-		s := fmt.Sprintf("topic: %s, threadCount: %d, messageSize: %d, keyEnable: %s, propertySize: %d, tagCount: %d, "+
+		return fmt.Sprintf("topic: %s, threadCount: %d, messageSize: %d, keyEnable: %s, propertySize: %d, tagCount: %d, "+
 			"traceEnable: %s, aclEnable: %s, messageQuantity: %d, delayEnable: %s, delayLevel: %d, asyncEnable: %s\n"+
 			" compressEnable: %s, reportInterval: %d\n",
 			p.topic, p.threads, p.size, b(p.keys), 0, p.tagCount, b(p.trace), b(p.acl), p.quantity,
 			b(p.delay), p.delayLevel, b(p.async), b(p.compress), p.reportMs)
-		if p.compress {
-			s += fmt.Sprintf("compressType: %s compressLevel: %d\n", p.compressType, p.compressLevel)
-		}
-		return s
 	}
 	return fmt.Sprintf("topic: %s threadCount: %d messageSize: %d keyEnable: %s propertySize: %d tagCount: %d "+
 		"traceEnable: %s aclEnable: %s messageQuantity: %d\ndelayEnable: %s delayLevel: %d\nasyncEnable: %s\n",
@@ -183,14 +158,6 @@ func batchHeader(d *diff, p *batchPlan) string {
 		p.topic, p.threads, p.size, p.batch, b(p.keys), p.propertySize, p.tagCount, b(p.trace), b(p.acl))
 }
 
-// batchSnap is one of the batch producer's snapshots.
-type batchSnap struct {
-	At                 int64
-	SendOK, SendFailed int64 // batches
-	MsgOK, MsgFailed   int64 // messages
-	RTTotal            int64 // ms, over SendOK
-}
-
 // batchLine is the batch producer's periodic line.
 func batchLine(d *diff, now time.Time, w []batchSnap, maxRT int64) string {
 	first, last := w[0], w[len(w)-1]
@@ -210,4 +177,19 @@ func batchLine(d *diff, now time.Time, w []batchSnap, maxRT int64) string {
 		fmt.Sprintf("Send Failed: %d", last.SendFailed),
 		fmt.Sprintf("Send Message Failed: %d", last.MsgFailed),
 	)
+}
+
+// errorCounts is a result file's errors by kind: name, count pairs, the
+// kinds that did not happen left out.
+func errorCounts(pairs ...any) map[string]int64 {
+	var m map[string]int64
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if n := pairs[i+1].(int64); n > 0 {
+			if m == nil {
+				m = map[string]int64{}
+			}
+			m[pairs[i].(string)] = n
+		}
+	}
+	return m
 }

@@ -338,6 +338,11 @@ type batchRun struct {
 // batchSender is one of the batch producer's threads: batches of the
 // shared body with keys, tags and properties as the original builds them.
 func (r *batchRun) batchSender(ctx context.Context, p sender, pl *batchPlan) {
+	if pl.batch <= 0 {
+		// The original's sender returns on an empty batch (and dies on a
+		// negative size): nothing is ever sent.
+		return
+	}
 	rec := r.hist.NewRecorder()
 	defer rec.Flush()
 	for ctx.Err() == nil {

@@ -96,8 +96,9 @@ func newTxPlan(d *diff, p *parsed, getenv func(string) string, nowMs int64) (*tx
 			return nil, err
 		}
 	}
-	if pl.threads <= 0 {
-		return nil, jvm.Uncaught(jvm.Exception{Class: "java.lang.IllegalArgumentException"}, nil)
+	if pl.threads <= 0 || pl.reportMs <= 0 {
+		// newFixedThreadPool, then scheduleAtFixedRate, before any output.
+		return nil, illegalArgument()
 	}
 	return pl, nil
 }

@@ -1,0 +1,190 @@
+package perfclones_test
+
+// The fault suite for rocketmq-benchmark's producer, against a RocketMQ
+// 5.3.3 name server and broker of the test's own (testenv.StartPrivateRocketMQ:
+// inside the harness's namespace, the broker reached through a Toxiproxy
+// proxy that its advertised address points at), so the broker can be
+// killed, paused and restarted while the shared groups serve other tests.
+//
+// Accounting: every -q run ends with its [Complete] line, whose Send Total
+// is the acknowledged sends plus Send Failed (Response Failed, the
+// broker's error replies, left out as in the original), and the result
+// file's acknowledged (operations) plus failed (send_failed +
+// response_failed) is the quota -q. The broker's max offsets over the topic's
+// queues (its own count of stored messages) are then
+//   - exactly the acknowledged ones where the broker refused or never got
+//     the failed sends (SYSTEM_BUSY, no broker at all);
+//   - between the acknowledged and the acknowledged plus the sends that
+//     were in flight when the fault struck (-w of them, each tried up to
+//     three times by the client: one try and two retries), where a send
+//     may have been stored while its reply was lost (a kill, a reset, a
+//     stall, a pause past the 3 s send timeout).
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	toxiproxy "github.com/Shopify/toxiproxy/v2/client"
+
+	"github.com/perfclones/perfclones/internal/testenv"
+)
+
+var rmqCompleteAny = regexp.MustCompile(`(?m)^\[Complete\] Send Total: (\d+) (?:\| Send TPS: .* )?\|? ?Send Failed: (\d+) \| Response Failed: (\d+)$|^\[Complete\] Send Total: (\d+) Send Failed: (\d+) Response Failed: (\d+)$`)
+
+// rmqComplete is the [Complete] line's three counts, either form.
+func rmqComplete(t *testing.T, stdout string) (total, sendFailed, respFailed int64, ok bool) {
+	t.Helper()
+	m := rmqCompleteAny.FindStringSubmatch(stdout)
+	if m == nil {
+		return 0, 0, 0, false
+	}
+	f := m[1:4]
+	if m[1] == "" {
+		f = m[4:7]
+	}
+	n := make([]int64, 3)
+	for i, s := range f {
+		n[i], _ = strconv.ParseInt(s, 10, 64)
+	}
+	return n[0], n[1], n[2], true
+}
+
+func TestFaultRocketMQ(t *testing.T) {
+	t.Parallel()
+	bin := ourTool(t, "rocketmq-benchmark")
+	testenv.RocketMQ(t) // the harness (and its namespace) is there
+	g := testenv.StartPrivateRocketMQ(t)
+	const queues = 4
+	topicN := 0
+	newTopic := func() string {
+		topicN++
+		topic := fmt.Sprintf("fault-%d-%d", time.Now().Unix()%100000, topicN)
+		g.CreateTopic(t, topic, queues)
+		return topic
+	}
+
+	// check runs the producer with -q q on a fresh topic while inject
+	// does its fault, and checks the run's ending and accounting; exact
+	// says the broker must hold exactly the acknowledged sends, else up to
+	// slack more.
+	check := func(t *testing.T, fault string, q, threads int, limit time.Duration, exact bool, slack int64, inject func(time.Time)) {
+		topic := newTopic()
+		before := g.MaxOffsets(t, topic, queues)
+		r := runFault(t, []string{bin, "producer", "-n", g.Namesrv, "-t", topic, "-s", "256", "-w", strconv.Itoa(threads), "-q", strconv.Itoa(q)},
+			nil, limit, inject)
+		for _, p := range []*toxiproxy.Proxy{g.Proxy} {
+			_ = p.RemoveToxic("fault") // a failed case must not leave its toxic behind
+		}
+		stored := g.MaxOffsets(t, topic, queues) - before
+		if r.rc != 0 {
+			t.Errorf("exit code %d, want 0 (the original's)\nstderr:\n%s", r.rc, r.stderr)
+		}
+		total, sendFailed, respFailed, ok := rmqComplete(t, r.stdout)
+		if !ok {
+			t.Fatalf("no [Complete] line:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+		}
+		if r.result == nil || len(r.result.Tests) != 1 {
+			t.Fatalf("no result file with one test")
+		}
+		c := r.result.Tests[0].Counts
+		acked, failed := c.Operations, c.Errors["send_failed"]+c.Errors["response_failed"]
+		// Send Total is the successes plus Send Failed (the original leaves
+		// Response Failed out); the three use up the quota.
+		if total != acked+sendFailed || acked+failed != int64(q) || c.Errors["send_failed"] != sendFailed || c.Errors["response_failed"] != respFailed {
+			t.Errorf("Send Total %d, Send Failed %d, Response Failed %d (want %d in all); result file %d acknowledged + %v",
+				total, sendFailed, respFailed, q, acked, c.Errors)
+		}
+		server := strconv.FormatInt(stored, 10)
+		switch {
+		case exact && stored != acked:
+			t.Errorf("the broker stored %d messages, %d were acknowledged", stored, acked)
+		case !exact && (stored < acked || stored > acked+slack):
+			t.Errorf("the broker stored %d messages: want %d acknowledged to %d (+%d in flight at the fault)", stored, acked, acked+slack, slack)
+		case !exact:
+			server += fmt.Sprintf(" (bound %d..%d)", acked, acked+slack)
+		}
+		faultRow(t, "rocketmq-benchmark producer", fault, r, faultCounts{sent: acked + failed, acked: acked, failed: failed, server: server})
+	}
+
+	t.Run("name server unreachable from the start", func(t *testing.T) {
+		addr := testenv.ClosedLoopbackAddr(t)
+		r := runFault(t, []string{bin, "producer", "-n", addr, "-t", "topic-01", "-w", "4", "-q", "100"}, nil, 40*time.Second, nil)
+		want := "[Complete] Send Total: 0 | Send TPS: 0 | Max RT(ms): 0 | Average RT(ms):     NaN | Send Failed: 0 | Response Failed: 0"
+		lines := strings.Split(strings.TrimRight(r.stdout, "\n"), "\n")
+		if r.rc != 0 || lines[len(lines)-1] != want || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || r.stderr == "" {
+			t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s", r.rc, r.stdout, r.stderr)
+		}
+		if r.elapsed > 20*time.Second {
+			t.Errorf("took %s", r.elapsed)
+		}
+		faultRow(t, "rocketmq-benchmark producer", "name server unreachable", r, faultCounts{server: "-"})
+	})
+
+	t.Run("broker unreachable from the start", func(t *testing.T) {
+		// The name server routes the topic to the broker's advertised
+		// address, where nothing listens: every send is refused.
+		g.Proxy.Enabled = false
+		if err := g.Proxy.Save(); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { g.Proxy.Enabled = true; _ = g.Proxy.Save() }()
+		check(t, "broker unreachable", 200, 2, 60*time.Second, true, 0, nil)
+	})
+
+	t.Run("SYSTEM_BUSY", func(t *testing.T) {
+		// 64 senders against a broker with one send thread and a queue of
+		// a few requests: the overflow gets SYSTEM_BUSY, which the broker
+		// never stored, and the original counts as Response Failed.
+		check(t, "SYSTEM_BUSY (send queue full)", 2000, 64, 120*time.Second, true, 0, nil)
+	})
+
+	t.Run("connections reset", func(t *testing.T) {
+		check(t, "connections reset (reset_peer 2 s)", 6000, 2, 90*time.Second, false, 2*3, func(start time.Time) {
+			sleepUntil(start, 2*time.Second)
+			if _, err := g.Proxy.AddToxic("fault", "reset_peer", "downstream", 1, toxiproxy.Attributes{"timeout": 0}); err != nil {
+				t.Error(err)
+			}
+			time.Sleep(2 * time.Second)
+			_ = g.Proxy.RemoveToxic("fault")
+		})
+	})
+
+	t.Run("network stalled", func(t *testing.T) {
+		// Longer than the client's three tries of 3 s each: sends fail.
+		check(t, "network stalled 10 s (timeout toxic)", 6000, 2, 90*time.Second, false, 2*3, func(start time.Time) {
+			sleepUntil(start, 2*time.Second)
+			if _, err := g.Proxy.AddToxic("fault", "timeout", "upstream", 1, toxiproxy.Attributes{"timeout": 0}); err != nil {
+				t.Error(err)
+			}
+			time.Sleep(10 * time.Second)
+			_ = g.Proxy.RemoveToxic("fault")
+		})
+	})
+
+	t.Run("broker paused", func(t *testing.T) {
+		// Past the client's three tries of 3 s each: sends fail, and the
+		// broker stores the tries it reads once it goes on.
+		check(t, "broker paused 10 s (SIGSTOP; send timeout 3 s, 2 retries)", 6000, 2, 90*time.Second, false, 2*3, func(start time.Time) {
+			sleepUntil(start, 2*time.Second)
+			g.Broker.Pause()
+			time.Sleep(10 * time.Second)
+			g.Broker.Resume()
+		})
+	})
+
+	t.Run("broker killed and restarted", func(t *testing.T) {
+		check(t, "broker killed (SIGKILL) and restarted", 6000, 2, 180*time.Second, false, 2*3, func(start time.Time) {
+			sleepUntil(start, 2*time.Second)
+			g.Broker.Kill()
+			killed := time.Now()
+			if err := g.RestartBroker(); err != nil {
+				t.Errorf("restart: %v", err)
+			}
+			t.Logf("broker back %s after the kill", time.Since(killed).Round(100*time.Millisecond))
+		})
+	})
+}

@@ -1,0 +1,72 @@
+package perftest
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/perfclones/perfclones/internal/cli"
+)
+
+// This file is the top of the package: the tool as the binaries run it,
+// and the dispatch on the class name that reaches PerfTest (main.go),
+// PerfTestMulti (multi.go) and WebServer (web.go).
+
+// Tool is PerfTest as the cmd/ binaries run it. The JVM exits with 128 +
+// the signal's number on SIGINT and SIGTERM. The distribution's
+// bin/runjava is a script that passes the class name first; Runjava
+// dispatches on it.
+var Tool = cli.Tool{
+	Name:    "perftest",
+	Aliases: []string{"perf-test"},
+	About:   "RabbitMQ PerfTest (com.rabbitmq.perf.PerfTest); bin/runjava CLASS ARGS...",
+	Main:    Runjava,
+	Layout: []cli.Entry{
+		{Path: "rabbitmq-perf-test/bin/runjava", Script: true},
+		{Path: "rabbitmq-perf-test/html", Files: Assets},
+	},
+}
+
+// classPrefix starts the class names bin/runjava is given.
+const classPrefix = "com.rabbitmq.perf."
+
+// Runjava is `perftest ARGS...` (PerfTest), or
+// `perftest com.rabbitmq.perf.CLASS ARGS...` as bin/runjava runs it.
+func Runjava(ctx context.Context, args []string, sys cli.IO) int {
+	args = javaArgs(args)
+	if len(args) > 0 && strings.HasPrefix(args[0], classPrefix) {
+		switch args[0] {
+		case classPrefix + "PerfTest":
+			args = args[1:]
+		case classPrefix + "PerfTestMulti":
+			return MultiMain(ctx, args[1:], sys)
+		case classPrefix + "WebServer":
+			return WebMain(ctx, args[1:], sys)
+		default:
+			fmt.Fprintf(sys.Stderr, "Error: Could not find or load main class %s\nCaused by: java.lang.ClassNotFoundException: %s\n", args[0], args[0])
+			return 1
+		}
+	}
+	return Main(ctx, args, sys)
+}
+
+// javaArgs are the arguments as a JVM's main gets them: decoded as UTF-8,
+// each byte that is not part of a valid sequence becoming U+FFFD.
+func javaArgs(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if utf8.ValidString(a) {
+			out[i] = a
+			continue
+		}
+		var b strings.Builder
+		for len(a) > 0 {
+			r, n := utf8.DecodeRuneInString(a)
+			b.WriteRune(r) // RuneError for an invalid byte
+			a = a[n:]
+		}
+		out[i] = b.String()
+	}
+	return out
+}
