@@ -89,15 +89,15 @@ func (w *wanRig) run(t *testing.T, timeout time.Duration, args ...string) string
 }
 
 // producerRun is one run of our producer in its own process.
-type faultRun struct {
+type wanRun struct {
 	stdout, stderr bytes.Buffer
 	cmd            *exec.Cmd
 	start          time.Time
 }
 
-func startProducer(t *testing.T, bin string, args []string) *faultRun {
+func startProducer(t *testing.T, bin string, args []string) *wanRun {
 	t.Helper()
-	r := &faultRun{}
+	r := &wanRun{}
 	r.cmd = exec.Command(bin, args...)
 	r.cmd.Env = append(os.Environ(), "COLUMNS=80", "PERFCLONES_KAFKA_VERSION=4.4")
 	r.cmd.Stdout, r.cmd.Stderr = &r.stdout, &r.stderr
@@ -109,7 +109,7 @@ func startProducer(t *testing.T, bin string, args []string) *faultRun {
 }
 
 // wait waits for the run's end, at most limit, and returns its exit code.
-func (r *faultRun) wait(t *testing.T, limit time.Duration) int {
+func (r *wanRun) wait(t *testing.T, limit time.Duration) int {
 	t.Helper()
 	done := make(chan error, 1)
 	go func() { done <- r.cmd.Wait() }()
@@ -167,7 +167,7 @@ func readMonotonic(t *testing.T, addrs []string, topic string, want int64) (int6
 // checkExact checks a finished monotonic run: its final line, sent +
 // failures = n, and the topic holding exactly the sent records, each value
 // once.
-func checkExact(t *testing.T, addrs []string, topic string, r *faultRun, rc int, n int64) {
+func checkExact(t *testing.T, addrs []string, topic string, r *wanRun, rc int, n int64) {
 	t.Helper()
 	out := shapes.Lines(r.stdout.String())
 	t.Logf("ours: rc %d in %v, last line %q", rc, time.Since(r.start).Round(time.Millisecond), lastLine(out))
