@@ -1219,6 +1219,9 @@ func stopBroker(t *testing.T, node string, sig syscall.Signal) {
 		t.Fatalf("%s: found pids %v, want one", node, pids)
 	}
 	pid := pids[0]
+	// Found now: in the cleanup a broker is down, and testenv.Kafka would
+	// skip the test there instead of restarting it.
+	root := servicesRoot(t)
 	t.Cleanup(func() {
 		start := time.Now()
 		for syscall.Kill(pid, 0) == nil {
@@ -1230,7 +1233,7 @@ func stopBroker(t *testing.T, node string, sig syscall.Signal) {
 			}
 			time.Sleep(100 * time.Millisecond)
 		}
-		restartBrokers(t)
+		restartBrokers(t, root)
 	})
 	if err := syscall.Kill(pid, sig); err != nil {
 		t.Fatalf("kill -%v %d (%s): %v", sig, pid, node, err)
@@ -1240,11 +1243,11 @@ func stopBroker(t *testing.T, node string, sig syscall.Signal) {
 // restartBrokers starts the stopped node again (scripts/services start kafka
 // starts what is not running, then waits until its topics are fully in sync)
 // and waits for the topics of the cluster.
-func restartBrokers(t *testing.T) {
+func restartBrokers(t *testing.T, root string) {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(servicesRoot(t), "scripts", "services"), "start", "kafka")
+	cmd := exec.CommandContext(ctx, filepath.Join(root, "scripts", "services"), "start", "kafka")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Errorf("scripts/services start kafka: %v\n%s", err, out)
