@@ -296,9 +296,19 @@ func sumOffsets(t *testing.T, addrs []string, topic string, end bool) int64 {
 	if end {
 		list = adm.ListEndOffsets
 	}
-	offsets, err := list(ctx, topic)
-	if err == nil {
-		err = offsets.Error()
+	// A broker that has just become a partition's leader (a new topic, a
+	// restart) may still answer UNKNOWN_TOPIC_OR_PARTITION for a moment.
+	var offsets kadm.ListedOffsets
+	var err error
+	for try := 0; ; try++ {
+		offsets, err = list(ctx, topic)
+		if err == nil {
+			err = offsets.Error()
+		}
+		if err == nil || try == 20 || ctx.Err() != nil {
+			break
+		}
+		time.Sleep(500 * time.Millisecond)
 	}
 	if err != nil {
 		t.Fatalf("offsets of %s: %v", topic, err)
@@ -1034,6 +1044,11 @@ func first(lines []string) string {
 // stops a broker, so it comes last) checks an unreachable bootstrap server
 // and a broker stopped in the middle of a run; the broker is started again
 // and the cluster's topics are back in sync before the test ends.
+// failoverSlack bounds how long a partition of the cluster has no leader
+// after its leader is killed (the KRaft controller's broker session
+// timeout, 9 s by default), plus the retry's round trip.
+const failoverSlack = 15 * time.Second
+
 func TestCompatKafkaZFaults(t *testing.T) {
 	k := newKafkaTools(t)
 
@@ -1073,7 +1088,12 @@ func TestCompatKafkaZFaults(t *testing.T) {
 		props        []string
 		allDelivered bool
 		// deliveryTimeout: no record completes later than this after its
-		// send (the Java producer expires it instead), plus 1 s of slack.
+		// send, plus the partition's leader failover (failoverSlack). The
+		// Java producer expires a record whose request was in flight to
+		// the dead leader at delivery.timeout.ms, though the broker may
+		// have written it; ours (franz-go, idempotent) fails a record only
+		// when no unanswered request may have written it, so such a record
+		// completes when the new leader answers the retry.
 		deliveryTimeout time.Duration
 	}{
 		{name: "broker stopped mid-run", sig: syscall.SIGTERM, allDelivered: true},
@@ -1154,22 +1174,19 @@ func TestCompatKafkaZFaults(t *testing.T) {
 				if err != nil {
 					t.Fatalf("max latency of %q: %v", lastLine(out), err)
 				}
-				if limit := v.deliveryTimeout + time.Second; time.Duration(maxMs*float64(time.Millisecond)) > limit {
-					t.Errorf("max latency %.0f ms with delivery.timeout.ms=%d: a record acknowledged after its delivery timeout (the Java producer expires it with a TimeoutException)",
+				if limit := v.deliveryTimeout + failoverSlack; time.Duration(maxMs*float64(time.Millisecond)) > limit {
+					t.Errorf("max latency %.0f ms with delivery.timeout.ms=%d: a record acknowledged later than its delivery timeout and the leader's failover",
 						maxMs, v.deliveryTimeout.Milliseconds())
 				}
 			}
 			if sent+int64(failures) != n {
 				t.Errorf("sent %d + failures %d = %d, want --num-records %d", sent, failures, sent+int64(failures), n)
 			}
-			// A record whose request was in flight when the broker died has
-			// an unknown outcome: it may be in the log although its
-			// delivery timed out. With SIGTERM nothing is lost in flight.
+			// Exact counts: a record reported failed was not written, so the
+			// topic grew by exactly the records reported sent.
 			grew := endOffsetsGrowth(t, cluster, topic, before, sent)
 			switch {
-			case sig == syscall.SIGTERM && grew != sent:
-				t.Errorf("end offsets grew by %d, ours reported %d sent", grew, sent)
-			case grew < sent || grew > sent+int64(failures):
+			case grew != sent:
 				t.Errorf("end offsets grew by %d, ours reported %d sent and %d failed", grew, sent, failures)
 			default:
 				t.Logf("end offsets grew by %d: %d sent, %d failed", grew, sent, failures)
