@@ -138,6 +138,7 @@ var consumerConfigKeys = []configKey{
 	atLeast("max.poll.records", typeInt, 1),
 	{name: "exclude.internal.topics", typ: typeBoolean},
 	oneOf("isolation.level", false, "read_committed", "read_uncommitted"),
+	oneOf("group.protocol", true, "CONSUMER", "CLASSIC"),
 	{name: "allow.auto.create.topics", typ: typeBoolean},
 }
 
@@ -187,7 +188,7 @@ func (k configKey) check(value string) *configDefError {
 		}
 	case typeString:
 		if k.nonEmpty && trimmed == "" {
-			return invalidValue(trimmed, k.name, "String may not be empty")
+			return invalidValue(trimmed, k.name, "String must be non-empty")
 		}
 		if len(k.choices) > 0 {
 			for _, c := range k.choices {
@@ -268,8 +269,14 @@ func constructionException(client string, cause *configDefError) (jvm.Exception,
 
 // checkProducerConfig is what building the Java producer checks first; a
 // refusal ends the program as the uncaught exception does.
-func checkProducerConfig(props *javaprops.Properties) error {
-	if err := checkConfigDef(props, true); err != nil {
+// bootstrapRequired: from 4.0 bootstrap.servers has no default, so
+// ConfigDef refuses a producer without it.
+func checkProducerConfig(props *javaprops.Properties, bootstrapRequired bool) error {
+	err := checkBootstrapList(props, bootstrapRequired)
+	if err == nil {
+		err = checkConfigDef(props, true)
+	}
+	if err != nil {
 		return jvm.Uncaught(configDefException(err), nil)
 	}
 	if err := checkConstruction(props); err != nil {
@@ -305,6 +312,45 @@ func checkConstruction(props *javaprops.Properties) *configDefError {
 		if jaas, _ := props.Get("sasl.jaas.config"); jaas == "" {
 			return &configDefError{"Could not find a 'KafkaClient' entry in the JAAS configuration. System property 'java.security.auth.login.config' is not set"}
 		}
+	}
+	return nil
+}
+
+// checkBootstrapList is 4.x's ConfigDef for bootstrap.servers (strict):
+// required, not empty, no empty entry. Before 4.0 it is a list with an
+// empty default, and the constructor finds no address instead.
+func checkBootstrapList(props *javaprops.Properties, strict bool) *configDefError {
+	if !strict {
+		return nil
+	}
+	v, ok := props.Get("bootstrap.servers")
+	switch {
+	case !ok:
+		return &configDefError{`Missing required configuration "bootstrap.servers" which has no default value.`}
+	case javaTrimSet(v) == "":
+		return &configDefError{"Configuration 'bootstrap.servers' must not be empty. Valid values include: any non-empty value"}
+	}
+	for _, url := range strings.Split(javaTrimSet(v), ",") {
+		if javaTrimSet(url) == "" {
+			return &configDefError{"Configuration 'bootstrap.servers' values must not be empty."}
+		}
+	}
+	return nil
+}
+
+// checkHeartbeat is the consumer constructor's check that heartbeats come
+// more often than the session times out.
+func checkHeartbeat(props *javaprops.Properties) *configDefError {
+	hb, ok := props.Get("heartbeat.interval.ms")
+	if !ok {
+		return nil
+	}
+	session := int64(45000)
+	if v, ok := props.Get("session.timeout.ms"); ok {
+		session, _ = strconv.ParseInt(javaTrimSet(v), 10, 32)
+	}
+	if n, _ := strconv.ParseInt(javaTrimSet(hb), 10, 32); n < 0 || n >= session {
+		return &configDefError{"Heartbeat must be set lower than the session timeout"}
 	}
 	return nil
 }

@@ -221,6 +221,12 @@ type consumerRelease struct {
 	timeoutWarning string
 	// unknownConfigWarn: as producerRelease's.
 	unknownConfigWarn bool
+	// bootstrapStrict: 4.x's ConfigDef refuses an empty bootstrap.servers
+	// or an empty entry in it; before, the constructor finds no address.
+	bootstrapStrict bool
+	// emptyGroupAtConstruct: 4.x refuses an empty group id when the
+	// consumer is built; before, the broker refuses it at the join.
+	emptyGroupAtConstruct bool
 }
 
 // logged are the client warnings the release's tool prints.
@@ -340,7 +346,7 @@ func (o *consumerOptions) readValues(rel *consumerRelease) error {
 		}
 	}
 	if set.Has("include") {
-		re, err := regexp.Compile("^(?:" + include + ")$")
+		re, _, err := javaPattern(include, "^(?:", ")$")
 		if err != nil {
 			return rel.thrown(jvm.Exception{Class: "java.util.regex.PatternSyntaxException", Message: err.Error()})
 		}
@@ -380,10 +386,9 @@ func (o *consumerOptions) readValues(rel *consumerRelease) error {
 		}
 	}
 	for _, prop := range set.Values("command-property") {
-		k, v, ok := strings.Cut(prop, "=")
-		if !ok {
-			return rel.thrown(jvm.Exception{Class: "java.lang.IllegalArgumentException", Message: "Invalid command property: " + prop})
-		}
+		// A property without '=' is a key with an empty value, as the 4.4
+		// tool reads it.
+		k, v, _ := strings.Cut(prop, "=")
 		o.props.Set(k, v)
 	}
 	o.props.Set("bootstrap.servers", o.bootstrap)
@@ -408,7 +413,11 @@ func (o *consumerOptions) readValues(rel *consumerRelease) error {
 // caused by the ConfigException), then what subscribing and the first
 // poll refuse.
 func (o *consumerOptions) checkConsumer(rel *consumerRelease) error {
-	if err := checkConfigDef(o.props, false); err != nil {
+	err := checkBootstrapList(o.props, rel.bootstrapStrict)
+	if err == nil {
+		err = checkConfigDef(o.props, false)
+	}
+	if err != nil {
 		if rel.scala {
 			return jvm.Uncaught(configDefException(err), nil)
 		}
@@ -422,6 +431,12 @@ func (o *consumerOptions) checkConsumer(rel *consumerRelease) error {
 				break
 			}
 		}
+	}
+	if construct == nil && rel.emptyGroupAtConstruct && o.group == "" {
+		construct = &configDefError{"The configured groupId is invalid."}
+	}
+	if construct == nil {
+		construct = checkHeartbeat(o.props)
 	}
 	if construct != nil {
 		return rel.thrown(constructionException("consumer", construct))

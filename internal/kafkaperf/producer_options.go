@@ -213,6 +213,13 @@ type producerRelease struct {
 	// not know at WARN, which the tools print; from 3.0 at INFO, which
 	// they do not.
 	unknownConfigWarn bool
+	// bootstrapRequired: the 4.x producer has no default bootstrap.servers
+	// (ConfigDef refuses a producer without it); before, an empty list is
+	// the constructor's "No resolvable bootstrap urls".
+	bootstrapRequired bool
+	// dirHasNoPayloads: a --payload-file that is a directory gives no
+	// payloads (4.x) rather than an IOException (up to 3.9).
+	dirHasNoPayloads bool
 }
 
 // logged are the client warnings the release's tool prints (see
@@ -342,6 +349,8 @@ func parseProducerOptions(args []string, width int, rel *producerRelease) (*prod
 		return fail("--reporting-interval should be greater than zero.")
 	case o.keyDistribution != "none" && !ns.Has("recordKeyRange"):
 		return fail("--record-key-range is required when --key-distribution is 'range' or 'random'.")
+	case ns.Has("recordKeyRange") && o.keyDistribution == "none":
+		return fail("--key-distribution must be 'range' or 'random' when --record-key-range is specified.")
 	case ns.Has("recordKeyRange") && o.keyRange <= 0:
 		return fail("--record-key-range should be greater than zero.")
 	case hasProps && hasCmdProps:
@@ -364,7 +373,7 @@ func parseProducerOptions(args []string, width int, rel *producerRelease) (*prod
 		return fail("argument --throughput: 0 would stop after the first record forever (the Java tool hangs); use -1 for no limit")
 	}
 	if ns.Has("payloadFile") {
-		if err := payloadFileIsDirectory(o.payloadFile); err != nil {
+		if err := rel.payloadFileIsDirectory(o.payloadFile); err != nil {
 			return nil, err
 		}
 	}
@@ -375,6 +384,19 @@ func parseProducerOptions(args []string, width int, rel *producerRelease) (*prod
 		delim = "\n"
 	}
 	o.payloadDelimiter = delim
+	if o.payloadFile != "" {
+		// The file is split with the delimiter once it is read: a pattern
+		// Java refuses ends the run then, after the file's path is printed.
+		if st, err := os.Stat(o.payloadFile); err == nil && st.Mode().IsRegular() && st.Size() > 0 {
+			_, translated, err := javaPattern(delim, "", "")
+			if err != nil {
+				abs, _ := filepath.Abs(o.payloadFile)
+				return nil, jvm.Uncaught(jvm.Exception{Class: "java.util.regex.PatternSyntaxException", Message: err.Error()},
+					[]string{"Reading payloads from: " + abs})
+			}
+			o.payloadDelimiter = translated
+		}
+	}
 
 	o.client = clientInputs{
 		propArgs: append(props, cmdProps...), configFile: firstNonEmpty(configFile, cmdConfigFile),
@@ -440,7 +462,7 @@ func (o *producerOptions) readProps(rel *producerRelease) error {
 	o.transactional, o.transactionMs = rel.transactions.decide(o.props, in.txnID, in.hasTxnID, in.txnMs, in.hasTxnMs)
 	// What building the Java producer refuses first, whatever client runs
 	// underneath.
-	return checkProducerConfig(o.props)
+	return checkProducerConfig(o.props, rel.bootstrapRequired)
 }
 
 // decide says whether the run is transactional and its commit interval,
@@ -493,8 +515,9 @@ func randomUUID() string {
 
 // payloadFileIsDirectory is how the Java tool ends when --payload-file
 // names a directory (an empty name is the working directory): it prints
-// the path it reads from, then the IOException of reading it.
-func payloadFileIsDirectory(path string) error {
+// the path it reads from, then the IOException of reading it (up to 3.9)
+// or, from 4.0, finds no payload in it.
+func (r *producerRelease) payloadFileIsDirectory(path string) error {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil
@@ -502,5 +525,9 @@ func payloadFileIsDirectory(path string) error {
 	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
 		return nil
 	}
-	return jvm.Uncaught(jvm.Exception{Class: "java.io.IOException", Message: "Is a directory"}, []string{"Reading payloads from: " + abs})
+	e := jvm.Exception{Class: "java.io.IOException", Message: "Is a directory"}
+	if r.dirHasNoPayloads {
+		e = jvm.Exception{Class: "java.lang.IllegalArgumentException", Message: r.noPayloads}
+	}
+	return jvm.Uncaught(e, []string{"Reading payloads from: " + abs})
 }

@@ -122,13 +122,17 @@ var kafka44 = kafkaRelease{
 		noPayloads:         "No payload file, record size or payload-monotonic option provided.",
 		clientID:           "perf-producer-client",
 		client:             producerClientDefaults{acks: "all", idempotence: true, lingerMs: 5, inFlightOver5Fails: true},
+		bootstrapRequired:  true,
+		dirHasNoPayloads:   true,
 	},
 	consumer: consumerRelease{
-		description:        consumerDescription,
-		options:            consumerOptions44,
-		checks:             consumerChecks44,
-		deprecationNotices: true,
-		timeoutWarning:     "WARNING: Exiting before consuming the expected number of records: timeout (%d ms) exceeded. You can use the --timeout option to increase the timeout.",
+		description:           consumerDescription,
+		options:               consumerOptions44,
+		checks:                consumerChecks44,
+		deprecationNotices:    true,
+		bootstrapStrict:       true,
+		emptyGroupAtConstruct: true,
+		timeoutWarning:        "WARNING: Exiting before consuming the expected number of records: timeout (%d ms) exceeded. You can use the --timeout option to increase the timeout.",
 	},
 }
 

@@ -268,14 +268,17 @@ func mainRun(ctx context.Context, d *diff, args []string, sys cli.IO, run *resul
 		return cli.Finish(sys, mainThreadException(d, e, true, logTime, causes...))
 	}
 	rep, r, end, interrupted := ex.rep, ex.r, ex.end, ex.interrupted
-	run.Tests = rep.tests(end)
+	// One reading of the counters and histograms serves the summary and
+	// the result file, so the file holds what was printed.
+	totals := rep.c.final()
+	run.Tests = rep.tests(end, totals)
 	if interrupted && !d.metricsRefactor {
 		// 2.18 prints nothing more on a signal.
 		code, _ := cli.Interrupted(ctx)
 		return code
 	}
 	out.Line(stopLine(r.reasons.snapshot()))
-	for _, l := range rep.summaryLines(end) {
+	for _, l := range rep.summaryLines(end, totals) {
 		out.Line(l)
 	}
 	if interrupted {
@@ -540,44 +543,44 @@ func (rep *reporter) stats(s *latency.Snapshot) latencyStats {
 	return l
 }
 
-func (rep *reporter) summaryLines(end time.Time) []string {
+func (rep *reporter) summaryLines(end time.Time, t finalTotals) []string {
 	elapsed := end.Sub(rep.totalsFrom)
 	ms := float64(elapsed.Milliseconds())
 	if ms <= 0 {
 		ms = 1
 	}
-	sent := float64(rep.c.published.Load()) * 1000 / ms
-	recvd := float64(rep.c.received.Load()) * 1000 / ms
+	sent := float64(t.published) * 1000 / ms
+	recvd := float64(t.received) * 1000 / ms
 	return rep.p.rel.summary(rep.p.id, rep.p.compact, rep.p.sh, elapsed, sent, recvd,
-		rep.stats(rep.c.consumeTotal.Snapshot()), rep.stats(rep.c.confirmTotal.Snapshot()))
+		rep.stats(t.consume), rep.stats(t.confirm))
 }
 
 // tests are the run's result-file entries: what the producers published
 // and what the consumers received, with their latencies, with confirms
 // what the broker confirmed (and nacked, and left unconfirmed), and the
 // time the broker's flow control blocked connections.
-func (rep *reporter) tests(end time.Time) []result.Test {
+func (rep *reporter) tests(end time.Time, t finalTotals) []result.Test {
 	start := rep.agentsStart
 	el := end.Sub(start).Seconds()
 	pub := result.Test{Name: "publish", Start: start, End: end, ElapsedSeconds: el,
-		Counts:    result.Counts{Operations: rep.c.published.Load(), Bytes: rep.c.publishedBytes.Load()},
+		Counts:    result.Counts{Operations: t.published, Bytes: t.publishedBytes},
 		Intervals: rep.intervals}
 	if rep.p.sh.confirmed {
-		if l, err := result.LatencyOf(rep.c.confirmTotal.Snapshot()); err == nil {
+		if l, err := result.LatencyOf(t.confirm); err == nil {
 			pub.Latency = map[string]*result.Latency{"confirm": l}
 		}
 	}
 	con := result.Test{Name: "consume", Start: start, End: end, ElapsedSeconds: el,
-		Counts:    result.Counts{Operations: rep.c.received.Load(), Bytes: rep.c.receivedBytes.Load()},
+		Counts:    result.Counts{Operations: t.received, Bytes: t.receivedBytes},
 		Intervals: rep.recvIntervals}
-	if l, err := result.LatencyOf(rep.c.consumeTotal.Snapshot()); err == nil {
+	if l, err := result.LatencyOf(t.consume); err == nil {
 		con.Latency = map[string]*result.Latency{"consume": l}
 	}
 	tests := []result.Test{pub, con}
 	if rep.p.sh.confirmed {
 		// The broker's answers to the publishes: every one published is
 		// confirmed, nacked, or still unconfirmed when the run ended.
-		confirmed, nacked := rep.c.confirmed.Load(), rep.c.nacked.Load()
+		confirmed, nacked := t.confirmed, t.nacked
 		errs := map[string]int64{}
 		if nacked > 0 {
 			errs["nacked"] = nacked

@@ -422,8 +422,6 @@ type scenarioStats struct {
 	elapsedTotal, elapsedIgnored int64
 	sendTotal, recvTotal         int64
 	latSum, latCount             float64
-	// pending are the counts since the last report of the current run.
-	pendingSend, pendingRecv int64
 }
 
 func (st *scenarioStats) onReport(r intervalReport) {

@@ -57,6 +57,25 @@ func newCounters() *counters {
 	return c
 }
 
+// finalTotals is one reading of the whole run's counters and histograms,
+// taken when the agents have stopped: the summary lines and the result file
+// are both made from it, so a confirm or delivery that still lands while
+// they are written shows in neither or in both.
+type finalTotals struct {
+	published, publishedBytes, received, receivedBytes int64
+	confirmed, nacked                                  int64
+	consume, confirm                                   *latency.Snapshot
+}
+
+func (c *counters) final() finalTotals {
+	return finalTotals{
+		published: c.published.Load(), publishedBytes: c.publishedBytes.Load(),
+		received: c.received.Load(), receivedBytes: c.receivedBytes.Load(),
+		confirmed: c.confirmed.Load(), nacked: c.nacked.Load(),
+		consume: c.consumeTotal.Snapshot(), confirm: c.confirmTotal.Snapshot(),
+	}
+}
+
 // stopReasons records why agents ended, in the order first seen.
 type stopReasons struct {
 	mu   sync.Mutex

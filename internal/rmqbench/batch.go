@@ -7,7 +7,6 @@ import (
 
 	rocketmq "github.com/apache/rocketmq-client-go/v2"
 	"github.com/apache/rocketmq-client-go/v2/producer"
-	"github.com/perfclones/perfclones/internal/clock"
 	"github.com/perfclones/perfclones/internal/jvm"
 	"github.com/perfclones/perfclones/internal/lineout"
 	"github.com/perfclones/perfclones/internal/result"
@@ -35,7 +34,7 @@ func produceBatches(ctx context.Context, d *diff, p *parsed, out, errOut *lineou
 	}
 	var client sender = noNamesrv{}
 	if len(namesrv) > 0 {
-		opts := producerOptions(namesrv, clock.NewWall().Ms(), pl.cred, pl.trace, pl.compress, pl.compressLevel, pl.compressOver)
+		opts := producerOptions(namesrv, instanceMillis(), pl.cred, pl.trace, pl.compress, pl.compressLevel, pl.compressOver)
 		opts[1] = producer.WithGroupName("benchmark_batch_producer")
 		prod, err := rocketmq.NewProducer(opts...)
 		if err == nil {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/apache/rocketmq-client-go/v2/primitive"
 	"github.com/apache/rocketmq-client-go/v2/producer"
 	"github.com/apache/rocketmq-client-go/v2/rlog"
+	"github.com/perfclones/perfclones/internal/clock"
 )
 
 // quietLogs turns rocketmq-client-go's logger (logrus on stderr at Info)
@@ -141,6 +143,25 @@ type credentials struct {
 	enabled              bool
 	accessKey, secretKey string
 }
+
+// instanceMillis is the client instance name the originals use, the
+// current time in milliseconds, made unique within this process: the Go
+// client shares one connection set per instance name, so two runs in one
+// process (tests, the multi-call binary) must not start in the same
+// millisecond under the same name.
+func instanceMillis() int64 {
+	for {
+		now, last := clock.NewWall().Ms(), lastInstance.Load()
+		if now <= last {
+			now = last + 1
+		}
+		if lastInstance.CompareAndSwap(last, now) {
+			return now
+		}
+	}
+}
+
+var lastInstance atomic.Int64
 
 // producerOptions are the Java benchmark producer's client settings:
 // group benchmark_producer, the start time as instance name, 3 s send

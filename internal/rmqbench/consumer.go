@@ -67,7 +67,7 @@ func consume(ctx context.Context, d *diff, p *parsed, getenv func(string) string
 	opts := []consumer.Option{
 		consumer.WithNameServer(namesrv),
 		consumer.WithGroupName(pl.group),
-		consumer.WithInstance(strconv.FormatInt(clock.NewWall().Ms(), 10)),
+		consumer.WithInstance(strconv.FormatInt(instanceMillis(), 10)),
 		consumer.WithConsumerModel(consumer.Clustering),
 		consumer.WithConsumeFromWhere(consumer.ConsumeFromLastOffset),
 		consumer.WithConsumeGoroutineNums(pl.threads),
@@ -96,7 +96,7 @@ func consume(ctx context.Context, d *diff, p *parsed, getenv func(string) string
 		// rocketmq-client-go refuses to start, so ours asks again.
 		go func() {
 			for clock.Sleep(ctx, routePoll) == nil {
-				opts[2] = consumer.WithInstance(strconv.FormatInt(clock.NewWall().Ms(), 10))
+				opts[2] = consumer.WithInstance(strconv.FormatInt(instanceMillis(), 10))
 				nc, err := startConsumer(opts, pl.topic, selector, run.listener)
 				mu.Lock()
 				if err == nil && ctx.Err() == nil {

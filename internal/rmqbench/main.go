@@ -33,7 +33,8 @@ var Tool = cli.Tool{
 	},
 }
 
-func usage() *cli.Exit {
+// modeUsage is the ending for a missing or unknown mode word.
+func modeUsage() *cli.Exit {
 	names := make([]string, 0, len(modes))
 	for n := range modes {
 		names = append(names, n)
@@ -50,14 +51,14 @@ func Main(ctx context.Context, args []string, sys cli.IO) int {
 		return cli.Finish(sys, err)
 	}
 	if len(args) == 0 {
-		return cli.Finish(sys, usage())
+		return cli.Finish(sys, modeUsage())
 	}
 	if args[0] == "shutdown" {
 		return cli.Finish(sys, shutdown(args[1:], sys))
 	}
 	m, ok := modes[args[0]]
 	if !ok {
-		return cli.Finish(sys, usage())
+		return cli.Finish(sys, modeUsage())
 	}
 	d := &rel.Diff
 	p, err := parse(m, d, args[1:])
@@ -70,7 +71,7 @@ func Main(ctx context.Context, args []string, sys cli.IO) int {
 	var tests []result.Test
 	switch m.Name {
 	case "producer":
-		tests, err = produce(ctx, d, p, sys.Getenv, out, errOut)
+		tests, err = runProducer(ctx, d, p, sys.Getenv, out, errOut)
 	case "consumer":
 		tests, err = consume(ctx, d, p, sys.Getenv, out, errOut)
 	case "batchproducer":

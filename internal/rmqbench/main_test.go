@@ -49,6 +49,8 @@ func TestMainEndings(t *testing.T) {
 		{"report interval", nil, []string{"consumer", "-ri", "0"}, 1, "topic: BenchmarkTest, threadCount 20,", "Exception in thread \"main\" java.lang.IllegalArgumentException\n"},
 		{"consumer threads", nil, []string{"consumer", "-n", "127.0.0.1:1", "-w", "0"}, 1, "topic: BenchmarkTest, threadCount 0,",
 			"Exception in thread \"main\" org.apache.rocketmq.client.exception.MQClientException: consumeThreadMin Out of range [1, 1000]\n"},
+		{"too many threads", nil, []string{"producer", "-n", "127.0.0.1:1", "-w", "100000000"}, 1, "topic: BenchmarkTest, threadCount: 100000000,",
+			"Exception in thread \"main\" java.lang.OutOfMemoryError: unable to create native thread: possibly out of memory or process/resource limits reached\n"},
 		{"4.9 bursts -ri", v49, []string{"consumer", "-ri", "1000"}, 1, "", "Exception in thread \"main\" java.lang.NumberFormatException: For input string: \"i\"\n"},
 		{"4.9 takes -- as a value", v49, []string{"producer", "-s", "--"}, 1, "", "Exception in thread \"main\" java.lang.NumberFormatException: For input string: \"--\"\n"},
 		{"compress options unread without -c true", nil, []string{"producer", "-cl", "x", "-w", "-1"}, 1, "topic: BenchmarkTest, threadCount: -1,", "Exception in thread \"main\" java.lang.IllegalArgumentException\n"},

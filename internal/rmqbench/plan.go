@@ -126,6 +126,21 @@ func bodyCheck(size int) error {
 	return jvmArray(int64(size), 3)
 }
 
+// maxJavaThreads is how many sender threads ours starts at most. A JVM
+// asked for more runs out of native threads somewhere near the host's
+// limits (its main dies of an OutOfMemoryError while the threads it did
+// start run on); ours refuses up front with that error instead of
+// starting millions of goroutines.
+const maxJavaThreads = 32768
+
+func threadsCheck(n int) error {
+	if n > maxJavaThreads {
+		return jvm.Uncaught(jvm.Exception{Class: "java.lang.OutOfMemoryError",
+			Message: "unable to create native thread: possibly out of memory or process/resource limits reached"}, nil)
+	}
+	return nil
+}
+
 // illegalArgument is the bare IllegalArgumentException that
 // Executors.newFixedThreadPool(<= 0) and scheduleAtFixedRate(period <= 0)
 // throw.
@@ -153,6 +168,9 @@ func (pl *producerPlan) startup() (string, error) {
 	}
 	pl.compressType, pl.compressLevel, pl.compressOver = "ZLIB", 5, 4096
 	if !pl.compress {
+		if err := pl.sendersCheck(); err != nil {
+			return "", err
+		}
 		pl.body = randomBody(pl.size)
 		pl.shares = splitQuantity(pl.quantity, pl.threads)
 		return "", nil
@@ -168,9 +186,35 @@ func (pl *producerPlan) startup() (string, error) {
 	if err := compressTypeCheck(pl.compressType); err != nil {
 		return "", err
 	}
+	if err := pl.sendersCheck(); err != nil {
+		return "", err
+	}
 	pl.body = randomBody(pl.size)
 	pl.shares = splitQuantity(pl.quantity, pl.threads)
 	return fmt.Sprintf("compressType: %s compressLevel: %d", pl.compressType, pl.compressLevel), nil
+}
+
+// maxMessageSize is the Java producer's default limit on a body.
+const maxMessageSize = 4 * 1024 * 1024
+
+// refused reports whether the Java client refuses every message of the
+// run before sending it (Validators.checkMessage: a blank, too long or
+// illegal topic, an empty body or one over 4 MB). Each attempt is then a
+// Send Failed without a pause, as the MQClientException it throws is.
+func (pl *producerPlan) refused() bool {
+	t := pl.topic
+	return javaTrim(t) == "" || utf16Len(t) > 127 || !groupPattern.MatchString(t) ||
+		pl.size == 0 || pl.size > maxMessageSize
+}
+
+// sendersCheck refuses more sender threads than ours starts: with -q only
+// the threads with a share start.
+func (pl *producerPlan) sendersCheck() error {
+	n := int64(pl.threads)
+	if pl.quantity > 0 {
+		n = min(n, pl.quantity)
+	}
+	return threadsCheck(int(min(n, math.MaxInt32)))
 }
 
 // compressTypeCheck is CompressionType.of: ZLIB, LZ4 or ZSTD in any
@@ -227,15 +271,11 @@ type consumerPlan struct {
 	hasFilterType  bool
 	expressionPath string
 	hasExpression  bool
-	// expression is the content of the expression file, when -f and -e
-	// are both given; selector is "TAG" or "SQL92" then.
-	expression string
-	selector   string
-	failRate   float64
-	trace      bool
-	acl        bool
-	cred       credentials
-	reportMs   int
+	failRate       float64
+	trace          bool
+	acl            bool
+	cred           credentials
+	reportMs       int
 }
 
 func newConsumerPlan(d *diff, p *parsed, getenv func(string) string, nowMs int64) (*consumerPlan, error) {
@@ -415,5 +455,5 @@ func (pl *batchPlan) startErr() error {
 	if pl.threads <= 0 {
 		return illegalArgument()
 	}
-	return jvmArray(int64(pl.threads), 0)
+	return threadsCheck(pl.threads)
 }

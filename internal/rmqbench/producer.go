@@ -8,15 +8,14 @@ import (
 	"time"
 
 	rocketmq "github.com/apache/rocketmq-client-go/v2"
-	"github.com/perfclones/perfclones/internal/clock"
 	"github.com/perfclones/perfclones/internal/jvm"
 	"github.com/perfclones/perfclones/internal/lineout"
 	"github.com/perfclones/perfclones/internal/result"
 )
 
-// produce is the Producer class: start-up lines, senders, a line every
+// runProducer is the Producer class: start-up lines, senders, a line every
 // report interval once ten snapshots exist, and with -q the summary.
-func produce(ctx context.Context, d *diff, p *parsed, getenv func(string) string, out, errOut *lineout.Writer) ([]result.Test, error) {
+func runProducer(ctx context.Context, d *diff, p *parsed, getenv func(string) string, out, errOut *lineout.Writer) ([]result.Test, error) {
 	pl, err := newProducerPlan(d, p, getenv)
 	if err != nil {
 		return nil, err
@@ -34,7 +33,7 @@ func produce(ctx context.Context, d *diff, p *parsed, getenv func(string) string
 	namesrv, rerr := resolveNamesrv(pl.namesrv)
 	var client sender
 	if rerr == nil && len(namesrv) > 0 {
-		prod, err := rocketmq.NewProducer(producerOptions(namesrv, clock.NewWall().Ms(), pl.cred, pl.trace,
+		prod, err := rocketmq.NewProducer(producerOptions(namesrv, instanceMillis(), pl.cred, pl.trace,
 			pl.compress, pl.compressLevel, pl.compressOver)...)
 		if err == nil {
 			err = prod.Start()
@@ -73,7 +72,7 @@ func produce(ctx context.Context, d *diff, p *parsed, getenv func(string) string
 	}
 	var wg sync.WaitGroup
 	for _, share := range shares {
-		job := &sendJob{share: share, topic: pl.topic, body: pl.body, keys: pl.keys, tagCount: int64(pl.tagCount), namesrv: namesrv}
+		job := &sendJob{share: share, topic: pl.topic, body: pl.body, keys: pl.keys, tagCount: int64(pl.tagCount), namesrv: namesrv, refused: pl.refused()}
 		if pl.delay {
 			job.delayLevel = pl.delayLevel
 		}

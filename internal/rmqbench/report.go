@@ -24,8 +24,8 @@ func javaLong(x float64) int64 {
 	return int64(x)
 }
 
-// rate is (long)(delta / (double)ms * 1000).
-func rate(delta, ms int64) int64 { return javaLong(float64(delta) / float64(ms) * 1000) }
+// perSecond is (long)(delta / (double)ms * 1000).
+func perSecond(delta, ms int64) int64 { return javaLong(float64(delta) / float64(ms) * 1000) }
 
 // ratio is delta / (double) n: NaN for 0/0, as in Java.
 func ratio(delta, n int64) float64 {
@@ -54,7 +54,7 @@ func fields(d *diff, parts ...string) string {
 	return strings.Join(parts, " ")
 }
 
-func b(v bool) string { return strconv.FormatBool(v) }
+func javaBool(v bool) string { return strconv.FormatBool(v) }
 
 // producerHeader is the producer's start-up output.
 func producerHeader(d *diff, p *producerPlan) string {
@@ -62,13 +62,13 @@ func producerHeader(d *diff, p *producerPlan) string {
 		return fmt.Sprintf("topic: %s, threadCount: %d, messageSize: %d, keyEnable: %s, propertySize: %d, tagCount: %d, "+
 			"traceEnable: %s, aclEnable: %s, messageQuantity: %d, delayEnable: %s, delayLevel: %d, asyncEnable: %s\n"+
 			" compressEnable: %s, reportInterval: %d\n",
-			p.topic, p.threads, p.size, b(p.keys), 0, p.tagCount, b(p.trace), b(p.acl), p.quantity,
-			b(p.delay), p.delayLevel, b(p.async), b(p.compress), p.reportMs)
+			p.topic, p.threads, p.size, javaBool(p.keys), 0, p.tagCount, javaBool(p.trace), javaBool(p.acl), p.quantity,
+			javaBool(p.delay), p.delayLevel, javaBool(p.async), javaBool(p.compress), p.reportMs)
 	}
 	return fmt.Sprintf("topic: %s threadCount: %d messageSize: %d keyEnable: %s propertySize: %d tagCount: %d "+
 		"traceEnable: %s aclEnable: %s messageQuantity: %d\ndelayEnable: %s delayLevel: %d\nasyncEnable: %s\n",
-		p.topic, p.threads, p.size, b(p.keys), 0, p.tagCount, b(p.trace), b(p.acl), p.quantity,
-		b(p.delay), p.delayLevel, b(p.async))
+		p.topic, p.threads, p.size, javaBool(p.keys), 0, p.tagCount, javaBool(p.trace), javaBool(p.acl), p.quantity,
+		javaBool(p.delay), p.delayLevel, javaBool(p.async))
 }
 
 // producerLine is the periodic line over the window w (oldest first; the
@@ -77,7 +77,7 @@ func producerLine(d *diff, now time.Time, w []producerSnap, maxRT int64) string 
 	first, last := w[0], w[len(w)-1]
 	return fields(d,
 		"Current Time: "+humanTime(now),
-		fmt.Sprintf("Send TPS: %d", rate(last.RespOK-first.RespOK, last.At-first.At)),
+		fmt.Sprintf("Send TPS: %d", perSecond(last.RespOK-first.RespOK, last.At-first.At)),
 		fmt.Sprintf("Max RT(ms): %d", maxRT),
 		"Average RT(ms): "+f73(ratio(last.RTTotal-first.RTTotal, last.RespOK-first.RespOK)),
 		fmt.Sprintf("Send Failed: %d", last.SendFailed),
@@ -95,7 +95,7 @@ func producerComplete(d *diff, w []producerSnap, total, sendFailed, respFailed, 
 	first, last := w[0], w[len(w)-1]
 	return fields(d,
 		fmt.Sprintf("[Complete] Send Total: %d", total),
-		fmt.Sprintf("Send TPS: %d", rate(last.RespOK-first.RespOK, last.At-first.At)),
+		fmt.Sprintf("Send TPS: %d", perSecond(last.RespOK-first.RespOK, last.At-first.At)),
 		fmt.Sprintf("Max RT(ms): %d", maxRT),
 		"Average RT(ms): "+f73(ratio(last.RTTotal-first.RTTotal, last.RespOK-first.RespOK)),
 		fmt.Sprintf("Send Failed: %d", last.SendFailed),
@@ -114,7 +114,7 @@ func nullable(s string, set bool) string {
 func consumerHeader(d *diff, p *consumerPlan) string {
 	s := fmt.Sprintf("topic: %s, threadCount %d, group: %s, suffix: %s, filterType: %s, expression: %s, msgTraceEnable: %s, aclEnable: %s",
 		p.topic, p.threads, p.group, p.suffix, nullable(p.filterType, p.hasFilterType),
-		nullable(p.expressionPath, p.hasExpression), b(p.trace), b(p.acl))
+		nullable(p.expressionPath, p.hasExpression), javaBool(p.trace), javaBool(p.acl))
 	if d.ReportInterval {
 		s += fmt.Sprintf(", reportInterval: %d", p.reportMs)
 	}
@@ -126,7 +126,7 @@ func consumerHeader(d *diff, p *consumerPlan) string {
 func consumerLine(d *diff, now time.Time, w []consumerSnap, maxB2C, maxS2C int64) string {
 	first, last := w[0], w[len(w)-1]
 	n := last.Count - first.Count
-	tps := rate(n, last.At-first.At)
+	tps := perSecond(n, last.At-first.At)
 	b2c := f73(ratio(last.B2CTotal-first.B2CTotal, n))
 	s2c := f73(ratio(last.S2CTotal-first.S2CTotal, n))
 	fail := last.Failed - first.Failed
@@ -150,12 +150,12 @@ func batchHeader(d *diff, p *batchPlan) string {
 	if d.Pipes {
 		return fmt.Sprintf("topic: %s, threadCount: %d, messageSize: %d, batchSize: %d, keyEnable: %s, propertySize: %d, "+
 			"tagCount: %d, traceEnable: %s, aclEnable: %s\n compressEnable: %s, reportInterval: %d\n",
-			p.topic, p.threads, p.size, p.batch, b(p.keys), p.propertySize, p.tagCount, b(p.trace), b(p.acl),
-			b(p.compress), p.reportMs)
+			p.topic, p.threads, p.size, p.batch, javaBool(p.keys), p.propertySize, p.tagCount, javaBool(p.trace), javaBool(p.acl),
+			javaBool(p.compress), p.reportMs)
 	}
 	return fmt.Sprintf("topic: %s threadCount: %d messageSize: %d batchSize: %d keyEnable: %s propertySize: %d "+
 		"tagCount: %d traceEnable: %s aclEnable: %s\n",
-		p.topic, p.threads, p.size, p.batch, b(p.keys), p.propertySize, p.tagCount, b(p.trace), b(p.acl))
+		p.topic, p.threads, p.size, p.batch, javaBool(p.keys), p.propertySize, p.tagCount, javaBool(p.trace), javaBool(p.acl))
 }
 
 // batchLine is the batch producer's periodic line.
@@ -169,8 +169,8 @@ func batchLine(d *diff, now time.Time, w []batchSnap, maxRT int64) string {
 		t = fmt.Sprintf("Current Time: %d", now.UnixMilli())
 	}
 	return fields(d, t,
-		fmt.Sprintf("Send TPS: %d", rate(batches, ms)),
-		fmt.Sprintf("Send MPS: %d", rate(msgs, ms)),
+		fmt.Sprintf("Send TPS: %d", perSecond(batches, ms)),
+		fmt.Sprintf("Send MPS: %d", perSecond(msgs, ms)),
 		fmt.Sprintf("Max RT(ms): %d", maxRT),
 		"Average RT(ms): "+f73(ratio(last.RTTotal-first.RTTotal, batches)),
 		"Average Message RT(ms): "+f73(ratio(last.RTTotal-first.RTTotal, msgs)),

@@ -121,6 +121,9 @@ type sendJob struct {
 	tagCount   int64
 	delayLevel int // 0: no delay
 	namesrv    []string
+	// refused: the original's client refuses every message before it is
+	// sent (producerPlan.refused).
+	refused bool
 }
 
 // producerRun counts and records; it never formats.
@@ -206,6 +209,10 @@ func (r *producerRun) syncSender(ctx context.Context, p sender, j *sendJob) {
 		if ctx.Err() != nil {
 			return
 		}
+		if j.refused {
+			r.c.sendFailed.Add(1)
+			continue
+		}
 		msg := j.message()
 		begin := time.Now()
 		// A signal does not cut a send short: the client would retry a
@@ -247,6 +254,10 @@ func (r *producerRun) asyncSender(ctx context.Context, p sender, j *sendJob) {
 		}
 		if ctx.Err() != nil {
 			return
+		}
+		if j.refused {
+			r.c.sendFailed.Add(1)
+			continue
 		}
 		msg := j.message()
 		begin := time.Now()

@@ -100,6 +100,9 @@ func newTxPlan(d *diff, p *parsed, getenv func(string) string, nowMs int64) (*tx
 		// newFixedThreadPool, then scheduleAtFixedRate, before any output.
 		return nil, illegalArgument()
 	}
+	if err := threadsCheck(pl.threads); err != nil {
+		return nil, err
+	}
 	return pl, nil
 }
 
@@ -270,7 +273,7 @@ func (r *txRun) sender(ctx context.Context, p rocketmq.TransactionProducer) {
 // senders of half messages until stopped, check-backs answered from the
 // bodies, a line every report interval once ten snapshots exist.
 func produceTransactions(ctx context.Context, d *diff, p *parsed, getenv func(string) string, out, errOut *lineout.Writer) ([]result.Test, error) {
-	now := clock.NewWall().Ms()
+	now := instanceMillis()
 	pl, err := newTxPlan(d, p, getenv, now)
 	if err != nil {
 		return nil, err

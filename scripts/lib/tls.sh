@@ -39,7 +39,7 @@
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
 	set -euo pipefail
-	# shellcheck source=common.sh
+	# shellcheck source=scripts/lib/common.sh
 	. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 fi
 
@@ -54,6 +54,8 @@ TLS_KAFKA_DNS_PORT=19896
 TLS_KAFKA_MTLS_PORT=19897
 TLS_KAFKA_STATE="$SERVICES_DIR/kafka-tls"
 TLS_KAFKA_HEAP="${TLS_KAFKA_HEAP_OPTS:--Xmx256m -Xms256m}"
+# How long tls_kafka_start waits for ports another checkout's node holds.
+TLS_KAFKA_PORT_WAIT="${TLS_KAFKA_PORT_WAIT:-240}"
 
 # _tls_sign DIR NAME CA SUBJECT EXT: a key and a certificate NAME.pem signed
 # by CA, with the extension lines EXT.
@@ -195,22 +197,32 @@ _tls_kafka_up() {
 	done
 }
 
+_tls_kafka_ports_free() {
+	local p
+	for p in "$TLS_KAFKA_SSL_PORT" "$TLS_KAFKA_SASL_PORT" "$TLS_KAFKA_CONTROLLER_PORT" \
+		"$TLS_KAFKA_PLAIN_PORT" "$TLS_KAFKA_DNS_PORT" "$TLS_KAFKA_MTLS_PORT"; do
+		port_closed "$p" || return 1
+	done
+}
+
 _tls_kafka_alive() { [ -n "$(_tls_kafka_pids)" ]; }
 _tls_kafka_up_or_dead() { _tls_kafka_up || ! _tls_kafka_alive; }
 
 # tls_kafka_start DIR: a fresh TLS node with the certificates of DIR (made by
 # tls_certs); returns once every listener accepts connections.
 tls_kafka_start() {
-	local d s="$TLS_KAFKA_STATE" p m scram=() t0
+	local d s="$TLS_KAFKA_STATE" m scram=() t0
 	d="$(cd "$1" && pwd)" || die "tls: no certificate directory $1"
 	t0="$(_kafka_ms)"
 	[ -f "$d/server-ip.p12" ] || die "tls: $d has no server-ip.p12 (run tls_certs first)"
 	_kafka_fetched "$KAFKA_POM" "$KAFKA_LIB" || _kafka_fetch "$KAFKA_POM" "$KAFKA_LIB"
 	tls_kafka_stop
-	for p in "$TLS_KAFKA_SSL_PORT" "$TLS_KAFKA_SASL_PORT" "$TLS_KAFKA_CONTROLLER_PORT" \
-		"$TLS_KAFKA_PLAIN_PORT" "$TLS_KAFKA_DNS_PORT" "$TLS_KAFKA_MTLS_PORT"; do
-		port_open "$p" && die "tls: port $p is in use by another process"
-	done
+	# Another checkout's test may hold the ports for its own node a while.
+	if ! _tls_kafka_ports_free; then
+		log "tls: waiting up to ${TLS_KAFKA_PORT_WAIT}s for ports $TLS_KAFKA_SSL_PORT-$TLS_KAFKA_MTLS_PORT (in use by another process)"
+		wait_until "$TLS_KAFKA_PORT_WAIT" _tls_kafka_ports_free ||
+			die "tls: a port of $TLS_KAFKA_SSL_PORT-$TLS_KAFKA_MTLS_PORT is still in use by another process"
+	fi
 	rm -rf "$s"
 	mkdir -p "$s"
 	_tls_kafka_props "$d" >"$s/server.properties"
@@ -249,7 +261,7 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
 	certs) [ $# -eq 2 ] || die "usage: $0 certs DIR"; tls_certs "$2" ;;
 	kafka-start)
 		[ $# -eq 2 ] || die "usage: $0 kafka-start DIR"
-		# shellcheck source=kafka.sh
+		# shellcheck source=scripts/lib/kafka.sh
 		. "$ROOT/scripts/lib/kafka.sh"
 		tls_kafka_start "$2"
 		;;
