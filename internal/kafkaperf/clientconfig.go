@@ -11,7 +11,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/IBM/sarama"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sasl"
+	"github.com/twmb/franz-go/pkg/sasl/plain"
+	"github.com/twmb/franz-go/pkg/sasl/scram"
 
 	"github.com/perfclones/perfclones/internal/javaprops"
 )
@@ -32,9 +35,9 @@ func (k clientKind) javaConfigClass() string {
 	return "org.apache.kafka.clients.consumer.ConsumerConfig"
 }
 
-// commonConfigs are settings both Java clients know. The ones our sarama
+// commonConfigs are settings both Java clients know. The ones our franz-go
 // mapping acts on are handled in applyCommon; the rest are accepted without
-// effect, as they tune parts of the Java client that sarama does not have.
+// effect, as they tune parts of the Java client that franz-go does not have.
 var commonConfigs = words(`bootstrap.servers client.id client.dns.lookup client.rack connections.max.idle.ms
 	enable.metrics.push metadata.max.age.ms metadata.recovery.strategy metadata.recovery.rebootstrap.trigger.ms
 	metric.reporters metrics.num.samples metrics.recording.level metrics.sample.window.ms receive.buffer.bytes
@@ -74,14 +77,23 @@ func isKnownConfig(k clientKind, key string) bool {
 	return consumerConfigs[key]
 }
 
-// clientSettings reads the Java client settings both tools share and
-// returns the sarama configuration they describe plus the bootstrap list.
+// clientSettings reads the Java client settings both tools share: the
+// bootstrap list, and the franz-go options they describe.
 type clientSettings struct {
 	props     *javaprops.Properties
 	kind      clientKind
 	bootstrap []string
-	cfg       *sarama.Config
-	warnings  []string // stderr lines, in the Java client's log format
+	clientID  string // "" leaves franz-go's own
+	// requestTimeout is request.timeout.ms; retryBackoff and
+	// retryBackoffMax the bounds of the exponential retry backoff.
+	requestTimeout, dialTimeout     time.Duration
+	retryBackoff, retryBackoffMax   time.Duration
+	metadataMaxAge                  time.Duration // 0: franz-go's (Java's) 5 minutes
+	tls                             *tls.Config   // SSL, SASL_SSL
+	saslMechanism, saslUser, saslPw string        // SASL_*: the mechanism's Java name
+	sasl                            sasl.Mechanism
+	hooks                           *clientHooks
+	warnings                        []string // stderr lines, in the Java client's log format
 }
 
 func (s *clientSettings) get(key string) (string, bool) { return s.props.Get(key) }
@@ -137,10 +149,10 @@ func (s *clientSettings) durationMs(key string, def int64) (time.Duration, error
 	return time.Duration(n) * time.Millisecond, err
 }
 
-// newClientSettings maps the properties onto sarama. Unknown keys produce
-// the Java client's warning and are otherwise ignored, as Java does.
+// newClientSettings reads the settings both clients share. Unknown keys
+// produce the Java client's warning and are otherwise ignored, as Java does.
 func newClientSettings(kind clientKind, props *javaprops.Properties, warnTime func() string) (*clientSettings, error) {
-	s := &clientSettings{props: props, kind: kind, cfg: sarama.NewConfig()}
+	s := &clientSettings{props: props, kind: kind, hooks: &clientHooks{}}
 	for _, k := range props.Keys() {
 		if !isKnownConfig(kind, k) {
 			s.warnings = append(s.warnings, fmt.Sprintf("[%s] WARN The configuration '%s' was supplied but isn't a known config. (%s)",
@@ -163,41 +175,74 @@ func newClientSettings(kind clientKind, props *javaprops.Properties, warnTime fu
 }
 
 func (s *clientSettings) applyCommon() error {
-	c := s.cfg
-	c.Version = sarama.V3_6_0_0
 	if id, ok := s.get("client.id"); ok {
-		c.ClientID = id
+		s.clientID = id
 	}
-	reqTimeout, err := s.durationMs("request.timeout.ms", 30000)
-	if err != nil {
+	var err error
+	if s.requestTimeout, err = s.durationMs("request.timeout.ms", 30000); err != nil {
 		return err
 	}
-	c.Net.ReadTimeout = reqTimeout
-	c.Net.WriteTimeout = reqTimeout
-	connTimeout, err := s.durationMs("socket.connection.setup.timeout.ms", 10000)
-	if err != nil {
+	if s.dialTimeout, err = s.durationMs("socket.connection.setup.timeout.ms", 10000); err != nil {
 		return err
 	}
-	c.Net.DialTimeout = connTimeout
-	backoff, err := s.durationMs("retry.backoff.ms", 100)
-	if err != nil {
+	if s.retryBackoff, err = s.durationMs("retry.backoff.ms", 100); err != nil {
 		return err
 	}
-	c.Metadata.Retry.Backoff = backoff
+	if s.retryBackoffMax, err = s.durationMs("retry.backoff.max.ms", 1000); err != nil {
+		return err
+	}
 	if v, ok := s.get("metadata.max.age.ms"); ok {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
 			return &configError{fmt.Sprintf("Invalid value %s for configuration metadata.max.age.ms: Not a number of type LONG", v)}
 		}
-		c.Metadata.RefreshFrequency = time.Duration(n) * time.Millisecond
+		s.metadataMaxAge = time.Duration(n) * time.Millisecond
 	}
-	c.Metadata.Full = false
 	return s.applySecurity()
+}
+
+// backoff is the Java client's retry backoff (3.7+): exponential from
+// retry.backoff.ms, doubling per attempt, at most retry.backoff.max.ms.
+func (s *clientSettings) backoff(attempt int) time.Duration {
+	return min(s.retryBackoff<<min(max(attempt-1, 0), 20), max(s.retryBackoffMax, s.retryBackoff))
+}
+
+// options are the franz-go options of the shared settings.
+func (s *clientSettings) options() []kgo.Opt {
+	opts := []kgo.Opt{
+		kgo.SeedBrokers(s.bootstrap...),
+		kgo.DialTimeout(max(s.dialTimeout, time.Millisecond)),
+		// request.timeout.ms bounds every wait for a response, the produce
+		// requests' own timeout included (see the producer's options).
+		kgo.RequestTimeoutOverhead(max(s.requestTimeout, time.Millisecond)),
+		kgo.RetryBackoffFn(s.backoff),
+		// Java refreshes metadata after retry.backoff.ms when it needs to
+		// (a leader moved); franz-go's default waits at least 5 s.
+		kgo.MetadataMinAge(max(s.retryBackoff, 10*time.Millisecond)),
+		kgo.WithHooks(s.hooks),
+		// A connection closed before its first answer is retried, as the
+		// Java client retries every disconnect (franz-go otherwise takes
+		// it for a TLS or SASL mismatch and gives up, which a proxy or load
+		// balancer in front of a dead broker also looks like).
+		kgo.AlwaysRetryEOF(),
+	}
+	if s.clientID != "" {
+		opts = append(opts, kgo.ClientID(s.clientID))
+	}
+	if s.metadataMaxAge > 0 {
+		opts = append(opts, kgo.MetadataMaxAge(s.metadataMaxAge))
+	}
+	if s.tls != nil {
+		opts = append(opts, kgo.DialTLSConfig(s.tls))
+	}
+	if s.sasl != nil {
+		opts = append(opts, kgo.SASL(s.sasl))
+	}
+	return opts
 }
 
 // applySecurity maps security.protocol, sasl.* and ssl.* settings.
 func (s *clientSettings) applySecurity() error {
-	c := s.cfg
 	proto, _ := s.get("security.protocol")
 	proto = strings.ToUpper(strings.TrimSpace(proto))
 	switch proto {
@@ -211,8 +256,7 @@ func (s *clientSettings) applySecurity() error {
 		if err != nil {
 			return err
 		}
-		c.Net.TLS.Enable = true
-		c.Net.TLS.Config = tlsCfg
+		s.tls = tlsCfg
 	}
 	if proto == "SASL_PLAINTEXT" || proto == "SASL_SSL" {
 		mech, ok := s.get("sasl.mechanism")
@@ -221,17 +265,14 @@ func (s *clientSettings) applySecurity() error {
 		}
 		jaas, _ := s.get("sasl.jaas.config")
 		user, pass := jaasCredentials(jaas)
-		c.Net.SASL.Enable = true
-		c.Net.SASL.User, c.Net.SASL.Password = user, pass
+		s.saslMechanism, s.saslUser, s.saslPw = mech, user, pass
 		switch mech {
 		case "PLAIN":
-			c.Net.SASL.Mechanism = sarama.SASLTypePlaintext
+			s.sasl = plain.Auth{User: user, Pass: pass}.AsMechanism()
 		case "SCRAM-SHA-256":
-			c.Net.SASL.Mechanism = sarama.SASLTypeSCRAMSHA256
-			c.Net.SASL.SCRAMClientGeneratorFunc = func() sarama.SCRAMClient { return newSCRAMClient(sha256Hash) }
+			s.sasl = scram.Auth{User: user, Pass: pass}.AsSha256Mechanism()
 		case "SCRAM-SHA-512":
-			c.Net.SASL.Mechanism = sarama.SASLTypeSCRAMSHA512
-			c.Net.SASL.SCRAMClientGeneratorFunc = func() sarama.SCRAMClient { return newSCRAMClient(sha512Hash) }
+			s.sasl = scram.Auth{User: user, Pass: pass}.AsSha512Mechanism()
 		default:
 			return &configError{fmt.Sprintf("Unsupported SASL mechanism %s (this clone supports PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512)", mech)}
 		}

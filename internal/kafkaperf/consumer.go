@@ -107,7 +107,7 @@ func consume(ctx context.Context, o *consumerOptions, rel *consumerRelease, out,
 		out.Line(summaryLine(snap, plan.dateFormat))
 	}
 	if plan.printMetrics {
-		out.Write(formatMetrics(consumerMetrics(snap, plan.client.cfg)))
+		out.Write(formatMetrics(consumerMetrics(snap, plan.client.clientID)))
 	}
 	return &test, nil
 }

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/IBM/sarama"
-
 	"github.com/perfclones/perfclones/internal/javafmt"
 	"github.com/perfclones/perfclones/internal/result"
 )
@@ -14,6 +12,28 @@ const (
 	consumerHeader = "start.time, end.time, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec, rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec"
 	detailedHeader = "time, threadId, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec, rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec"
 )
+
+// detailedLine is one periodic line's numbers.
+type detailedLine struct {
+	nowMs                int64
+	totalBytes           int64
+	totalRecords         int64
+	intervalMs           int64
+	intervalBytes        int64
+	intervalRecords      int64
+	intervalRebalanceMs  int64
+	intervalFetchMs      int64
+	intervalMBPerSec     float64
+	intervalRecordsPerSe float64
+}
+
+// consumerSnapshot is the run's numbers once it is over, which the summary
+// line and the result file are made from.
+type consumerSnapshot struct {
+	startMs, endMs int64
+	records, bytes int64
+	rebalanceMs    int64
+}
 
 func mb(bytes int64) float64 { return float64(bytes) / (1024 * 1024) }
 
@@ -93,8 +113,8 @@ func consumerTest(s consumerSnapshot, reports []detailedLine) result.Test {
 
 // consumerMetrics reports the consumer's numbers under the Java client's
 // metric names where they mean the same thing.
-func consumerMetrics(s consumerSnapshot, cfg *sarama.Config) []metric {
-	tags := [][2]string{{"client-id", cfg.ClientID}}
+func consumerMetrics(s consumerSnapshot, clientID string) []metric {
+	tags := [][2]string{{"client-id", clientID}}
 	m := func(name string, v any) metric {
 		return metric{group: "consumer-fetch-manager-metrics", name: name, tags: tags, value: v}
 	}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/IBM/sarama"
+	"github.com/twmb/franz-go/pkg/kerr"
 
 	"github.com/perfclones/perfclones/internal/jvm"
 )
@@ -33,29 +33,27 @@ var errBufferExhausted = errors.New("org.apache.kafka.common.errors.TimeoutExcep
 // javaClientError names a client-side failure as the Java tool's stack
 // trace would start.
 func javaClientError(err error) string {
-	var cfgErr sarama.ConfigurationError
-	if errors.As(err, &cfgErr) {
-		return "org.apache.kafka.common.config.ConfigException: " + string(cfgErr)
-	}
 	if strings.HasPrefix(err.Error(), "org.apache.kafka") {
 		return err.Error()
+	}
+	var kerrErr *kerr.Error
+	if errors.As(err, &kerrErr) {
+		return exceptionLine(err)
 	}
 	return "org.apache.kafka.common.KafkaException: " + err.Error()
 }
 
 // exceptionLine renders a send or fetch failure the way Java's
 // printStackTrace starts: the exception class, a colon and the message.
+// A broker's error code becomes the Java client's exception for it, with
+// the Java client's message for the code.
 func exceptionLine(err error) string {
-	var kerr sarama.KError
-	if errors.As(err, &kerr) {
-		return fmt.Sprintf("org.apache.kafka.common.errors.%s: %s", kafkaExceptionName(kerr), kerr.Error())
+	var ke *kerr.Error
+	if errors.As(err, &ke) {
+		return fmt.Sprintf("org.apache.kafka.common.errors.%s: %s", kafkaExceptionName(ke), ke.Description)
 	}
-	if errors.Is(err, errBufferExhausted) {
+	if strings.HasPrefix(err.Error(), "org.apache.kafka") {
 		return err.Error()
-	}
-	if errors.Is(err, sarama.ErrShuttingDown) {
-		// Still unacknowledged when the delivery timeout ran out.
-		return "org.apache.kafka.common.errors.TimeoutException: Expiring 1 record(s): delivery.timeout.ms has passed since the record was sent"
 	}
 	return "org.apache.kafka.common.KafkaException: " + err.Error()
 }
@@ -68,26 +66,35 @@ func exceptionClass(line string) string {
 }
 
 // kafkaExceptionNames are the Java exception classes of the broker error
-// codes a producer is likely to meet.
-var kafkaExceptionNames = map[sarama.KError]string{
-	sarama.ErrUnknownTopicOrPartition:      "UnknownTopicOrPartitionException",
-	sarama.ErrLeaderNotAvailable:           "LeaderNotAvailableException",
-	sarama.ErrNotLeaderForPartition:        "NotLeaderOrFollowerException",
-	sarama.ErrRequestTimedOut:              "TimeoutException",
-	sarama.ErrMessageSizeTooLarge:          "RecordTooLargeException",
-	sarama.ErrNetworkException:             "NetworkException",
-	sarama.ErrNotEnoughReplicas:            "NotEnoughReplicasException",
-	sarama.ErrNotEnoughReplicasAfterAppend: "NotEnoughReplicasAfterAppendException",
-	sarama.ErrInvalidRequiredAcks:          "InvalidRequiredAcksException",
-	sarama.ErrTopicAuthorizationFailed:     "TopicAuthorizationException",
-	sarama.ErrOutOfOrderSequenceNumber:     "OutOfOrderSequenceException",
-	sarama.ErrDuplicateSequenceNumber:      "DuplicateSequenceException",
-	sarama.ErrKafkaStorageError:            "KafkaStorageException",
-	sarama.ErrInvalidRecord:                "InvalidRecordException",
+// codes a client is likely to meet.
+var kafkaExceptionNames = map[int16]string{
+	kerr.CorruptMessage.Code:                     "CorruptRecordException",
+	kerr.UnknownTopicOrPartition.Code:            "UnknownTopicOrPartitionException",
+	kerr.LeaderNotAvailable.Code:                 "LeaderNotAvailableException",
+	kerr.NotLeaderForPartition.Code:              "NotLeaderOrFollowerException",
+	kerr.RequestTimedOut.Code:                    "TimeoutException",
+	kerr.MessageTooLarge.Code:                    "RecordTooLargeException",
+	kerr.NetworkException.Code:                   "NetworkException",
+	kerr.InvalidTopicException.Code:              "InvalidTopicException",
+	kerr.NotEnoughReplicas.Code:                  "NotEnoughReplicasException",
+	kerr.NotEnoughReplicasAfterAppend.Code:       "NotEnoughReplicasAfterAppendException",
+	kerr.InvalidRequiredAcks.Code:                "InvalidRequiredAcksException",
+	kerr.InvalidGroupID.Code:                     "InvalidGroupIdException",
+	kerr.TopicAuthorizationFailed.Code:           "TopicAuthorizationException",
+	kerr.GroupAuthorizationFailed.Code:           "GroupAuthorizationException",
+	kerr.ClusterAuthorizationFailed.Code:         "ClusterAuthorizationException",
+	kerr.OutOfOrderSequenceNumber.Code:           "OutOfOrderSequenceException",
+	kerr.DuplicateSequenceNumber.Code:            "DuplicateSequenceException",
+	kerr.InvalidProducerEpoch.Code:               "InvalidProducerEpochException",
+	kerr.TransactionalIDAuthorizationFailed.Code: "TransactionalIdAuthorizationException",
+	kerr.KafkaStorageError.Code:                  "KafkaStorageException",
+	kerr.SaslAuthenticationFailed.Code:           "SaslAuthenticationException",
+	kerr.UnknownProducerID.Code:                  "UnknownProducerIdException",
+	kerr.InvalidRecord.Code:                      "InvalidRecordException",
 }
 
-func kafkaExceptionName(k sarama.KError) string {
-	if n, ok := kafkaExceptionNames[k]; ok {
+func kafkaExceptionName(k *kerr.Error) string {
+	if n, ok := kafkaExceptionNames[k.Code]; ok {
 		return n
 	}
 	return "ApiException"

@@ -1,58 +1,21 @@
 package kafkaperf
 
-import (
-	"math/rand/v2"
-	"sync"
+import "github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/IBM/sarama"
-)
-
-// stickyPartitioner places records as the Java producer's default
-// partitioner does: a keyed record goes to murmur2(key) modulo the partition
-// count; records without a key stick to one partition until a batch's worth
-// (batch.size bytes) has gone there, then move to another partition (KIP-480).
-// Spreading keyless records one by one instead would leave every partition's
-// batch partly empty and halve the records per request.
-type stickyPartitioner struct {
-	batchBytes int
-
-	mu      sync.Mutex
-	current int32
-	filled  int
-	rng     *rand.Rand
+// javaPartitioner places records as the Java producer's built-in
+// partitioner does (KIP-794, Kafka 3.3+): a keyed record goes to
+// murmur2(key) modulo the partition count unless partitioner.ignore.keys is
+// set; records without a key (or with keys ignored) stick to one partition
+// until batch.size bytes have gone there, then move on, preferring the
+// partitions with the least backlog when partitioner.adaptive.partitioning.enable
+// is on (the default). partitioner.class=...RoundRobinPartitioner sends each
+// record to the next partition, keys ignored, as Java's does.
+func javaPartitioner(batchBytes int, adaptive, ignoreKeys, roundRobin bool) kgo.Partitioner {
+	if roundRobin {
+		return kgo.RoundRobinPartitioner()
+	}
+	return kgo.UniformBytesPartitioner(max(batchBytes, 1), adaptive, !ignoreKeys, kgo.KafkaHasher(murmur2))
 }
-
-func newStickyPartitioner(batchBytes int, seed uint64) sarama.PartitionerConstructor {
-	return func(string) sarama.Partitioner {
-		return &stickyPartitioner{batchBytes: max(batchBytes, 1), current: -1, rng: rand.New(rand.NewPCG(seed, 2))}
-	}
-}
-
-func (p *stickyPartitioner) Partition(msg *sarama.ProducerMessage, n int32) (int32, error) {
-	if msg.Key != nil {
-		key, err := msg.Key.Encode()
-		if err != nil {
-			return -1, err
-		}
-		return int32(murmur2(key)&0x7fffffff) % n, nil
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.current < 0 || p.current >= n || p.filled >= p.batchBytes {
-		next := p.rng.Int32N(n)
-		if n > 1 && next == p.current {
-			next = (next + 1 + p.rng.Int32N(n-1)) % n
-		}
-		p.current, p.filled = next, 0
-	}
-	if msg.Value != nil {
-		p.filled += msg.Value.Length()
-	}
-	return p.current, nil
-}
-
-// RequiresConsistency is false: a keyless record may go to any partition.
-func (p *stickyPartitioner) RequiresConsistency() bool { return false }
 
 // murmur2 is the Kafka Java client's hash of record keys (Utils.murmur2).
 func murmur2(data []byte) uint32 {

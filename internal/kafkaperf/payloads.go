@@ -8,8 +8,6 @@ import (
 	"regexp"
 	"strconv"
 
-	"github.com/IBM/sarama"
-
 	"github.com/perfclones/perfclones/internal/jvm"
 )
 
@@ -131,17 +129,17 @@ func javaScanner(s string, re *regexp.Regexp) []string {
 // (null keys), range (0, 1, ... KEY-RANGE-1 round robin) or random, written
 // as decimal text.
 type keySource interface {
-	key(i int64) sarama.Encoder
+	key(i int64) []byte
 }
 
 type nullKeys struct{}
 
-func (nullKeys) key(int64) sarama.Encoder { return nil }
+func (nullKeys) key(int64) []byte { return nil }
 
 type rangeKeys struct{ n int64 }
 
-func (k rangeKeys) key(i int64) sarama.Encoder {
-	return sarama.ByteEncoder(strconv.AppendInt(nil, i%k.n, 10))
+func (k rangeKeys) key(i int64) []byte {
+	return strconv.AppendInt(nil, i%k.n, 10)
 }
 
 type randomKeys struct {
@@ -149,8 +147,8 @@ type randomKeys struct {
 	rng *rand.Rand
 }
 
-func (k *randomKeys) key(int64) sarama.Encoder {
-	return sarama.ByteEncoder(strconv.AppendInt(nil, k.rng.Int64N(k.n), 10))
+func (k *randomKeys) key(int64) []byte {
+	return strconv.AppendInt(nil, k.rng.Int64N(k.n), 10)
 }
 
 func newKeySource(dist string, n int64, seed uint64) keySource {

@@ -3,8 +3,9 @@ package kafkaperf
 import (
 	"context"
 	"fmt"
+	"time"
 
-	"github.com/IBM/sarama"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/perfclones/perfclones/internal/cli"
 	"github.com/perfclones/perfclones/internal/clock"
@@ -51,42 +52,22 @@ func produce(ctx context.Context, o *producerOptions, rel *producerRelease, out,
 	if err != nil {
 		return nil, err
 	}
-	client, err := connectClient(ctx, plan.client, plan.maxBlock, plan.topic)
+	client, err := kgo.NewClient(plan.producerClientOptions()...)
 	if err != nil {
+		return nil, cli.Failure(javaClientError(err))
+	}
+	defer client.Close()
+	if err := waitForTopic(ctx, client, plan.topic, plan.maxBlock, plan.client.retryBackoff); err != nil {
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
 		}
 		return nil, cli.Failure(err.Error())
 	}
-	clients := []sarama.Client{client}
-	defer func() {
-		for _, c := range clients {
-			c.Close()
-		}
-	}()
-	for len(clients) < plan.lanes {
-		c, err := sarama.NewClient(plan.client.bootstrap, plan.client.cfg)
-		if err != nil {
-			return nil, cli.Failure(javaClientError(err))
-		}
-		clients = append(clients, c)
-	}
-	var producers []sarama.AsyncProducer
-	for _, c := range clients {
-		p, err := sarama.NewAsyncProducerFromClient(c)
-		if err != nil {
-			for _, p := range producers {
-				p.AsyncClose()
-			}
-			return nil, cli.Failure(javaClientError(err))
-		}
-		producers = append(producers, p)
-	}
 	if plan.warmupRecords > 0 {
 		out.Line(fmt.Sprintf("Warmup first %d records. Steady state results will print after the complete test summary.", plan.warmupRecords))
 	}
 	wall := clock.NewWall()
-	run := newProducerRun(plan, producers, wall, errOut.Line)
+	run := newProducerRun(plan, client, wall, errOut.Line)
 	printed := make(chan struct{})
 	go func() {
 		defer close(printed)
@@ -116,7 +97,9 @@ func produce(ctx context.Context, o *producerOptions, rel *producerRelease, out,
 		out.Line(finalLine(*steady, " steady state"))
 	}
 	if plan.printMetrics {
-		out.Write(formatMetrics(producerMetrics(run, plan.client.cfg)))
+		completed := run.acked.Load() + run.failed.Load()
+		out.Write(formatMetrics(producerMetrics(plan.clientID, completed, run.failed.Load(),
+			plan.client.hooks.snapshot(time.Duration(whole.elapsedMs)*time.Millisecond))))
 	}
 	return tests, resErr
 }

@@ -7,10 +7,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/IBM/sarama"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/perfclones/perfclones/internal/jvm"
 )
+
+// producerToolName is the original's command name, which the result file
+// names the tool by.
+const producerToolName = "kafka-producer-perf-test"
 
 // producerPlan is everything one producer run needs, decided once from
 // the options and the client settings before any record is sent.
@@ -27,16 +31,27 @@ type producerPlan struct {
 	transactionalID   string
 	printMetrics      bool
 
-	// The client: the sarama configuration and bootstrap list, and the
-	// Java settings the run enforces itself.
-	client          *clientSettings
-	maxBlock        time.Duration // max.block.ms
-	deliveryTimeout time.Duration // delivery.timeout.ms
-	maxRequestSize  int64         // max.request.size
-	// lanes is how many sarama producers share the records (see
-	// producerRun.producers); laneBatch how many records one gets in a row.
-	lanes     int
-	laneBatch int64
+	// The client: the shared settings, and the producer's Java settings
+	// (producerClientOptions maps them onto franz-go).
+	client             *clientSettings
+	clientID           string        // client.id as the Java producer names itself
+	acks               int16         // -1 (all), 0 or 1
+	idempotent         bool          // enable.idempotence as the release resolves it
+	batchSize          int64         // batch.size
+	maxBatchBytes      int32         // franz-go's batch limit: batch.size, or one record of this run if larger
+	linger             time.Duration // linger.ms
+	compression        kgo.CompressionCodec
+	compressionName    string
+	bufferMemory       int64         // buffer.memory: bytes of records sent and not yet completed
+	inFlight           int64         // max.in.flight.requests.per.connection
+	retries            int64         // retries; math.MaxInt32 means until delivery.timeout.ms
+	maxBlock           time.Duration // max.block.ms
+	deliveryTimeout    time.Duration // delivery.timeout.ms
+	requestTimeout     time.Duration // request.timeout.ms
+	maxRequestSize     int64         // max.request.size
+	transactionTimeout time.Duration // transaction.timeout.ms
+	// The partitioner's settings (partitioner.*).
+	adaptivePartitioning, ignoreKeys, roundRobin bool
 }
 
 // newProducerPlan reads the payload file (printing the original's lines
@@ -77,6 +92,8 @@ func newProducerPlan(o *producerOptions, rel *producerRelease, out, warn func(st
 	if err := o.readProps(rel); err != nil {
 		return nil, err
 	}
+	// Reading the properties decides whether the run is transactional.
+	p.transactional, p.transactionMs = o.transactional, o.transactionMs
 	settings, err := newClientSettings(producerClient, o.props, log4jTime)
 	if err != nil {
 		return nil, uncaughtConfig(err)
@@ -99,10 +116,12 @@ func newProducerPlan(o *producerOptions, rel *producerRelease, out, warn func(st
 		e, cause := constructionFailed("producer", err.(*configError))
 		return nil, jvm.Uncaught(e, nil, cause)
 	}
+	p.transactionalID = ""
 	if p.transactional {
+		// A transactional.id without a transactional run (3.9 without
+		// --transaction-duration-ms) is not used, as in the tool.
 		id, _ := o.props.Get("transactional.id")
 		p.transactionalID = id
-		settings.cfg.Producer.Transaction.ID = id
 	}
 	p.client = settings
 	// What Java throws after building the producer, when the parser let
@@ -150,75 +169,62 @@ func uncaughtConfig(err error) error {
 }
 
 // recordOverhead bounds what a record adds to its value in a v2 record
-// batch: sarama counts 36 bytes of varints and attributes, and a
-// --key-distribution key adds at most 20 digits.
+// batch, as Java's max.request.size check counts it: the batch header (61
+// bytes) and the record's varints and attributes, and a --key-distribution
+// key adds at most 20 digits.
 const recordOverhead = 64
 
-// applyProducer maps the producer settings onto sarama and into the plan,
-// with the Java client's defaults stated explicitly because sarama's
-// differ: acks=all with idempotence, batch.size=16384, linger.ms as the
-// release's client, retries unbounded within delivery.timeout.ms=120000,
-// max.block.ms=60000. largestRecord is the biggest value the run will
-// send, which sarama needs to know for batch.size.
-func (s *clientSettings) applyProducer(pc *producerPlan, largestRecord int, rel *producerRelease) error {
-	c := s.cfg
-	c.Producer.Return.Successes = true
-	c.Producer.Return.Errors = true
-	if _, ok := s.get("client.id"); !ok {
-		// Before 3.1 the tool sets none and the Java client names itself.
-		c.ClientID = "producer-1"
-	}
+// batchOverhead is what a batch of one record adds to the record's value
+// as franz-go counts it against its batch limit: the batch header (61
+// bytes), the produce request's topic and partition fields, and the
+// record's own varints and key.
+const batchOverhead = 160
 
+// applyProducer reads the producer settings into the plan, with the Java
+// client's defaults where franz-go's differ: acks=all with idempotence
+// (from 3.0), batch.size=16384, linger.ms as the release's client, retries
+// unbounded within delivery.timeout.ms=120000, max.block.ms=60000,
+// buffer.memory=33554432. largestRecord is the biggest value the run will
+// send, which sizes franz-go's batch limit.
+func (s *clientSettings) applyProducer(pc *producerPlan, largestRecord int, rel *producerRelease) error {
+	pc.clientID = s.clientID
+	if pc.clientID == "" {
+		// Before 3.1 the tool sets none and the Java client names itself.
+		pc.clientID = "producer-1"
+	}
 	acks, ok := s.get("acks")
 	if !ok {
 		acks = rel.client.acks
 	}
 	switch strings.TrimSpace(acks) {
 	case "", "all", "-1":
-		c.Producer.RequiredAcks = sarama.WaitForAll
+		pc.acks = -1
 	case "1":
-		c.Producer.RequiredAcks = sarama.WaitForLocal
+		pc.acks = 1
 	case "0":
-		c.Producer.RequiredAcks = sarama.NoResponse
+		pc.acks = 0
 	default:
 		return &configError{fmt.Sprintf(`Invalid value %s for configuration acks: String must be one of: all, -1, 0, 1`, acks)}
 	}
-	batchSize, err := s.atLeast("batch.size", 16384, 0)
-	if err != nil {
+	var err error
+	if pc.batchSize, err = s.atLeast("batch.size", 16384, 0); err != nil {
 		return err
 	}
-	// Java fills a batch per partition up to batch.size bytes and sends it
-	// when it is full or linger.ms has passed; with linger.ms=0 it sends at
-	// once whatever has gathered while earlier requests were in flight.
-	// sarama caps each partition's batch at Producer.MaxMessageBytes, which
-	// is also its largest accepted record, so the cap is batch.size or one
-	// record of this run, whichever is larger (Java too lets a large record
-	// make a batch of its own). The record limit proper, max.request.size,
-	// is checked before each send.
 	lingerMs, err := s.atLeast("linger.ms", rel.client.lingerMs, 0)
 	if err != nil {
 		return err
 	}
-	linger := time.Duration(lingerMs) * time.Millisecond
-	if linger > 0 {
-		// Only the timer flushes; a partition batch that would overflow
-		// batch.size flushes the request at once, as a full batch does in Java.
-		c.Producer.Flush.Frequency = linger
-	}
+	pc.linger = time.Duration(lingerMs) * time.Millisecond
 	if pc.maxRequestSize, err = s.intValue("max.request.size", 1048576); err != nil {
 		return err
 	}
-	c.Producer.MaxMessageBytes = int(min(max(batchSize, int64(largestRecord+recordOverhead+1)), int64(sarama.MaxRequestSize-1)))
-	c.Producer.Partitioner = newStickyPartitioner(int(batchSize), 0)
-	inflight, err := s.atLeast("max.in.flight.requests.per.connection", 5, 1)
-	if err != nil {
+	// Java fills a batch per partition up to batch.size bytes, and makes a
+	// batch of its own for a larger record; franz-go's batch limit is hard,
+	// so it is batch.size or one record of this run, whichever is larger.
+	pc.maxBatchBytes = int32(min(max(pc.batchSize, int64(largestRecord+batchOverhead)), math.MaxInt32/2))
+	if pc.inFlight, err = s.atLeast("max.in.flight.requests.per.connection", 5, 1); err != nil {
 		return err
 	}
-	// One request in flight per sarama producer, as many producers as
-	// Java keeps requests in flight per connection.
-	c.Net.MaxOpenRequests = 1
-	pc.lanes = int(min(inflight, 5))
-	pc.laneBatch = max(batchSize/int64(largestRecord+recordOverhead), 1)
 	maxBlockMs, err := s.atLeast("max.block.ms", 60000, 0)
 	if err != nil {
 		return err
@@ -232,7 +238,7 @@ func (s *clientSettings) applyProducer(pc *producerPlan, largestRecord int, rel 
 	if err != nil {
 		return err
 	}
-	reqTimeout := time.Duration(reqTimeoutMs) * time.Millisecond
+	pc.requestTimeout = time.Duration(reqTimeoutMs) * time.Millisecond
 	// Checked as the producer is built: an explicit delivery.timeout.ms
 	// below linger.ms + request.timeout.ms is refused; the default is raised
 	// to that sum.
@@ -243,53 +249,71 @@ func (s *clientSettings) applyProducer(pc *producerPlan, largestRecord int, rel 
 		deliveryMs = lingerMs + reqTimeoutMs
 	}
 	pc.deliveryTimeout = time.Duration(deliveryMs) * time.Millisecond
-	c.Producer.Timeout = reqTimeout
-	backoff, _ := s.durationMs("retry.backoff.ms", 100)
-	maxBackoff, err := s.durationMs("retry.backoff.max.ms", 1000)
+	if _, err := s.durationMs("retry.backoff.max.ms", 1000); err != nil {
+		return err
+	}
+	if pc.retries, err = s.atLeast("retries", math.MaxInt32, 0); err != nil {
+		return err
+	}
+	txnTimeoutMs, err := s.atLeast("transaction.timeout.ms", 60000, 0)
 	if err != nil {
 		return err
 	}
-	retries, err := s.atLeast("retries", math.MaxInt32, 0)
-	if err != nil {
-		return err
-	}
-	// Java retries until delivery.timeout.ms has passed, backing off
-	// exponentially from retry.backoff.ms to retry.backoff.max.ms; sarama
-	// counts retries, so allow as many as that schedule fits in the timeout.
-	backoffFor := func(attempt int) time.Duration {
-		return min(backoff<<min(attempt, 20), max(maxBackoff, backoff))
-	}
-	c.Producer.Retry.BackoffFunc = func(retries, _ int) time.Duration { return backoffFor(retries) }
-	fit, spent := int64(0), time.Duration(0)
-	for spent < pc.deliveryTimeout && fit < math.MaxInt32 {
-		spent += max(backoffFor(int(fit)), time.Millisecond)
-		fit++
-	}
-	c.Producer.Retry.Max = int(min(retries, fit, math.MaxInt32))
-	c.Metadata.Timeout = pc.maxBlock
-	c.Metadata.Retry.Max = int(max(int64(pc.maxBlock/max(backoff, time.Millisecond)), 1))
+	pc.transactionTimeout = time.Duration(txnTimeoutMs) * time.Millisecond
 
-	switch ct, _ := s.get("compression.type"); strings.TrimSpace(ct) {
+	ct, _ := s.get("compression.type")
+	pc.compressionName = strings.TrimSpace(ct)
+	level := func(key string) (int, bool, error) {
+		if _, ok := s.get(key); !ok {
+			return 0, false, nil
+		}
+		n, err := s.intValue(key, 0)
+		return int(n), true, err
+	}
+	switch pc.compressionName {
 	case "", "none":
-		c.Producer.Compression = sarama.CompressionNone
+		pc.compressionName = "none"
+		pc.compression = kgo.NoCompression()
 	case "gzip":
-		c.Producer.Compression = sarama.CompressionGZIP
+		pc.compression = kgo.GzipCompression()
+		if n, ok, err := level("compression.gzip.level"); err != nil {
+			return err
+		} else if ok {
+			pc.compression = pc.compression.WithLevel(n)
+		}
 	case "snappy":
-		c.Producer.Compression = sarama.CompressionSnappy
+		pc.compression = kgo.SnappyCompression()
 	case "lz4":
-		c.Producer.Compression = sarama.CompressionLZ4
+		pc.compression = kgo.Lz4Compression()
+		if n, ok, err := level("compression.lz4.level"); err != nil {
+			return err
+		} else if ok {
+			pc.compression = pc.compression.WithLevel(n)
+		}
 	case "zstd":
-		c.Producer.Compression = sarama.CompressionZSTD
+		pc.compression = kgo.ZstdCompression()
+		if n, ok, err := level("compression.zstd.level"); err != nil {
+			return err
+		} else if ok {
+			pc.compression = pc.compression.WithLevel(n)
+		}
 	default:
 		return &configError{fmt.Sprintf("Invalid value %s for configuration compression.type: String must be one of: none, gzip, snappy, lz4, zstd", ct)}
 	}
-	bufferMemory, err := s.atLeast("buffer.memory", 33554432, 0)
+	if pc.bufferMemory, err = s.atLeast("buffer.memory", 33554432, 0); err != nil {
+		return err
+	}
+	adaptive, _, err := s.boolValue("partitioner.adaptive.partitioning.enable", true)
 	if err != nil {
 		return err
 	}
-	// buffer.memory bounds the records waiting to be sent; sarama bounds its
-	// input channel in messages, so size it for typical small records.
-	c.ChannelBufferSize = int(min(max(bufferMemory/1024/int64(pc.lanes), 256), 65536))
+	ignoreKeys, _, err := s.boolValue("partitioner.ignore.keys", false)
+	if err != nil {
+		return err
+	}
+	class, _ := s.get("partitioner.class")
+	pc.adaptivePartitioning, pc.ignoreKeys = adaptive, ignoreKeys
+	pc.roundRobin = strings.HasSuffix(strings.TrimSpace(class), "RoundRobinPartitioner")
 
 	// Idempotence is on by default when acks=all (Java 3.0+; off by default
 	// before); an explicit acks other than all turns the default off, an
@@ -299,33 +323,78 @@ func (s *clientSettings) applyProducer(pc *producerPlan, largestRecord int, rel 
 	if err != nil {
 		return err
 	}
-	idempotent := idem && c.Producer.RequiredAcks == sarama.WaitForAll
+	idempotent := idem && pc.acks == -1
 	if explicit {
 		idempotent = idem
-		if idempotent && c.Producer.RequiredAcks != sarama.WaitForAll {
+		if idempotent && pc.acks != -1 {
 			return &configError{"Must set acks to all in order to use the idempotent producer. Otherwise we cannot guarantee idempotence."}
 		}
 	}
-	if idempotent && inflight > 5 {
+	if idempotent && pc.inFlight > 5 {
 		if rel.client.inFlightOver5Fails {
-			return &configError{fmt.Sprintf("To use the idempotent producer, max.in.flight.requests.per.connection must be set to at most 5. Current value is %d.", inflight)}
+			return &configError{fmt.Sprintf("To use the idempotent producer, max.in.flight.requests.per.connection must be set to at most 5. Current value is %d.", pc.inFlight)}
 		}
 		if explicit {
 			return &configError{"Must set max.in.flight.requests.per.connection to at most 5 to use the idempotent producer."}
 		}
 		// Before 4.0 the default idempotence gives way, with a warning.
-		s.warnings = append(s.warnings, fmt.Sprintf("[%s] WARN Idempotence will be disabled because max.in.flight.requests.per.connection is set to %d, which is greater than 5. Please note that in v4.0.0 and onward, this will become an error. (org.apache.kafka.clients.producer.ProducerConfig)", log4jTime(), inflight))
+		s.warnings = append(s.warnings, fmt.Sprintf("[%s] WARN Idempotence will be disabled because max.in.flight.requests.per.connection is set to %d, which is greater than 5. Please note that in v4.0.0 and onward, this will become an error. (org.apache.kafka.clients.producer.ProducerConfig)", log4jTime(), pc.inFlight))
 		idempotent = false
 	}
 	if id, ok := s.get("transactional.id"); ok && id != "" {
 		pc.transactionalID = id
 	}
-	if idempotent || pc.transactionalID != "" {
-		c.Producer.Idempotent = true
-		c.Producer.Retry.Max = max(c.Producer.Retry.Max, 1)
-	}
-	if pc.transactionalID != "" {
-		pc.lanes = 1
-	}
+	pc.idempotent = idempotent || pc.transactionalID != ""
 	return nil
+}
+
+// producerClientOptions are the franz-go options of the plan's producer.
+func (p *producerPlan) producerClientOptions() []kgo.Opt {
+	opts := append(p.client.options(),
+		kgo.ClientID(p.clientID),
+		kgo.DefaultProduceTopic(p.topic),
+		// Java's producer asks for the topic with auto-creation allowed
+		// (the broker decides).
+		kgo.AllowAutoTopicCreation(),
+		kgo.ProducerBatchMaxBytes(p.maxBatchBytes),
+		kgo.ProducerBatchCompression(p.compression),
+		kgo.RecordPartitioner(javaPartitioner(int(p.batchSize), p.adaptivePartitioning, p.ignoreKeys, p.roundRobin)),
+		// buffer.memory: the run itself keeps the bytes of records sent and
+		// not yet completed under it (waiting at most max.block.ms, as
+		// send() does), so franz-go's own bound never blocks first.
+		kgo.MaxBufferedBytes(int(min(p.bufferMemory, math.MaxInt32)*2+int64(p.maxBatchBytes))),
+		kgo.MaxBufferedRecords(math.MaxInt32),
+		// The produce request's own timeout is request.timeout.ms, and the
+		// client waits that long again for the answer at most.
+		kgo.ProduceRequestTimeout(max(p.requestTimeout, time.Millisecond)),
+		// delivery.timeout.ms: franz-go fails a record that long after its
+		// timestamp (its send time) only when it is safe to, that is when
+		// no request that may have written it is unanswered: a failed
+		// record was not written.
+		kgo.RecordDeliveryTimeout(max(p.deliveryTimeout, time.Millisecond)),
+		kgo.UnknownTopicRetries(-1),
+	)
+	if p.linger > 0 {
+		opts = append(opts, kgo.ProducerLinger(p.linger))
+	}
+	if p.retries < math.MaxInt32 {
+		opts = append(opts, kgo.RecordRetries(int(p.retries)+1))
+	}
+	switch p.acks {
+	case -1:
+		opts = append(opts, kgo.RequiredAcks(kgo.AllISRAcks()))
+	case 1:
+		opts = append(opts, kgo.RequiredAcks(kgo.LeaderAck()))
+	default:
+		opts = append(opts, kgo.RequiredAcks(kgo.NoAck()))
+	}
+	if !p.idempotent {
+		// Without idempotence, max.in.flight.requests.per.connection
+		// requests per broker; with it franz-go keeps up to 5 (Java's bound).
+		opts = append(opts, kgo.DisableIdempotentWrite(), kgo.MaxProduceRequestsInflightPerBroker(int(p.inFlight)))
+	}
+	if p.transactionalID != "" {
+		opts = append(opts, kgo.TransactionalID(p.transactionalID), kgo.TransactionTimeout(max(p.transactionTimeout, time.Millisecond)))
+	}
+	return opts
 }

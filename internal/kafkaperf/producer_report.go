@@ -3,14 +3,90 @@ package kafkaperf
 import (
 	"fmt"
 	"slices"
-
-	"github.com/IBM/sarama"
-	"github.com/rcrowley/go-metrics"
+	"sync/atomic"
+	"time"
 
 	"github.com/perfclones/perfclones/internal/javafmt"
 	"github.com/perfclones/perfclones/internal/latency"
 	"github.com/perfclones/perfclones/internal/result"
 )
+
+// maxLatencySamples bounds the latencies kept for the printed percentiles,
+// as in the original: every sampling-th completion is kept, at most about
+// 500,000.
+const maxLatencySamples = 500000
+
+// Latencies are recorded in microseconds, from 1 µs up to a day (a longer
+// one counts as a day).
+const (
+	histogramLowest  = 1
+	histogramHighest = 24 * 3600 * 1_000_000
+	histogramDigits  = 3
+)
+
+// sendStats is what ProducerPerformance's Stats counts: the whole run, or
+// the steady state after the warm-up records. Only the goroutine that
+// receives acknowledgements writes it (record); the printer reads the
+// window cuts it sends; the totals are read once the run is over.
+type sendStats struct {
+	startMs  int64
+	start    time.Time // the same, monotonic: records sent from then on belong here
+	interval int64     // ms between window lines
+
+	// Totals of the successful sends, in Java's integer milliseconds.
+	count, bytes, totalLatency, maxLatency atomic.Int64
+	// hist holds every acknowledged send's latency in microseconds; rec
+	// is the acknowledging goroutine's recorder.
+	hist *latency.Histogram
+	rec  *latency.Recorder
+	// Java's sample of integer-ms latencies for the printed percentiles:
+	// every sampling-th successful completion.
+	sampling  int64
+	samples   []int32
+	nSamples  int
+	iteration int64
+
+	// window is the current reporting window, the acknowledging
+	// goroutine's alone; cut hands a finished one to the printer.
+	window windowCut
+	cuts   chan<- windowCut
+	// quiet stops this Stats' window lines (the whole run's, once the
+	// steady state has begun); its windows are still cut and recorded.
+	quiet atomic.Bool
+	// banner is printed once before the first window line ("In steady
+	// state."); the printer alone reads and clears it.
+	banner string
+	// intervals are the windows cut, appended by the printer.
+	intervals []windowCut
+}
+
+// windowCut is one finished reporting window.
+type windowCut struct {
+	stats                              *sendStats
+	startMs, endMs                     int64 // the window's start; the ack that ended it
+	count, bytes, totalLatency, maxLat int64
+	print                              bool
+}
+
+func newSendStats(numRecords, intervalMs int64, now time.Time, cuts chan<- windowCut) *sendStats {
+	nowMs := now.UnixMilli()
+	sampling := int64(1)
+	if numRecords > 0 {
+		sampling = numRecords / min(numRecords, maxLatencySamples)
+	}
+	h := latency.New(histogramLowest, histogramHighest, histogramDigits)
+	return &sendStats{
+		startMs:  nowMs,
+		start:    now,
+		interval: intervalMs,
+		hist:     h,
+		rec:      h.NewRecorder(),
+		sampling: sampling,
+		samples:  make([]int32, max(numRecords/sampling+1, 0)),
+		window:   windowCut{startMs: nowMs},
+		cuts:     cuts,
+	}
+}
 
 // printWindows is the printer goroutine: it prints each window the
 // acknowledging goroutine cuts, as ProducerPerformance's printWindow,
@@ -119,40 +195,39 @@ func producerTest(name string, s *sendStats, snap sendSnapshot, errs map[string]
 }
 
 // producerMetrics reports the producer's numbers under the Java client's
-// metric names where sarama measures the same thing. The Java client has
-// many more; which names appear cannot match it, only the layout does.
-func producerMetrics(r *producerRun, cfg *sarama.Config) []metric {
-	tags := [][2]string{{"client-id", cfg.ClientID}}
+// metric names where franz-go's hooks measure the same thing. The Java
+// client has many more; which names appear cannot match it, only the
+// layout does.
+func producerMetrics(clientID string, completed, failed int64, h hookSnapshot) []metric {
+	tags := [][2]string{{"client-id", clientID}}
 	m := func(name string, v any) metric {
 		return metric{group: "producer-metrics", name: name, tags: tags, value: v}
 	}
-	out := []metric{
-		m("record-send-total", float64(r.acked.Load()+r.failed.Load())),
-		m("record-error-total", float64(r.failed.Load())),
-	}
-	reg := cfg.MetricRegistry
-	if h, ok := reg.Get("batch-size").(metrics.Histogram); ok {
-		out = append(out, m("batch-size-avg", h.Mean()), m("batch-size-max", float64(h.Max())))
-	}
-	if h, ok := reg.Get("records-per-request").(metrics.Histogram); ok {
-		out = append(out, m("records-per-request-avg", h.Mean()))
-	}
-	if h, ok := reg.Get("request-latency-in-ms").(metrics.Histogram); ok {
-		out = append(out, m("request-latency-avg", h.Mean()), m("request-latency-max", float64(h.Max())))
-	}
-	if h, ok := reg.Get("compression-ratio").(metrics.Histogram); ok {
-		out = append(out, m("compression-rate-avg", h.Mean()/100))
-	}
-	for java, sarama := range map[string]string{
-		"record-send": "record-send-rate", "outgoing-byte": "outgoing-byte-rate", "incoming-byte": "incoming-byte-rate",
-		"request": "request-rate", "response": "response-rate",
-	} {
-		if meter, ok := reg.Get(sarama).(metrics.Meter); ok {
-			out = append(out, m(java+"-rate", meter.RateMean()))
-			if java != "record-send" {
-				out = append(out, m(java+"-total", float64(meter.Count())))
-			}
+	secs := h.elapsed.Seconds()
+	rate := func(n int64) float64 {
+		if secs <= 0 {
+			return 0
 		}
+		return float64(n) / secs
+	}
+	out := []metric{
+		m("record-send-total", float64(completed)),
+		m("record-error-total", float64(failed)),
+		m("record-send-rate", rate(completed)),
+	}
+	if h.batches > 0 {
+		out = append(out, m("batch-size-avg", h.batchSizeAvg), m("batch-size-max", h.batchSizeMax),
+			m("compression-rate-avg", h.compressionRate))
+	}
+	if h.produceRequests > 0 {
+		out = append(out, m("records-per-request-avg", float64(h.batchRecords)/float64(h.produceRequests)),
+			m("request-latency-avg", h.requestLatencyAvgMs), m("request-latency-max", h.requestLatencyMaxMs))
+	}
+	for _, c := range []struct {
+		name string
+		n    int64
+	}{{"outgoing-byte", h.outgoingBytes}, {"incoming-byte", h.incomingBytes}, {"request", h.requests}, {"response", h.responses}} {
+		out = append(out, m(c.name+"-rate", rate(c.n)), m(c.name+"-total", float64(c.n)))
 	}
 	return out
 }

@@ -4,90 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/IBM/sarama"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/perfclones/perfclones/internal/clock"
-	"github.com/perfclones/perfclones/internal/latency"
 	"github.com/perfclones/perfclones/internal/throttle"
 )
-
-// maxLatencySamples bounds the latencies kept for the printed percentiles,
-// as in the original: every sampling-th completion is kept, at most about
-// 500,000.
-const maxLatencySamples = 500000
-
-// Latencies are recorded in microseconds, from 1 µs up to a day (a longer
-// one counts as a day).
-const (
-	histogramLowest  = 1
-	histogramHighest = 24 * 3600 * 1_000_000
-	histogramDigits  = 3
-)
-
-// sendStats is what ProducerPerformance's Stats counts: the whole run, or
-// the steady state after the warm-up records. Only the goroutine that
-// receives acknowledgements writes it (record); the printer reads the
-// window cuts it sends; the totals are read once the run is over.
-type sendStats struct {
-	startMs  int64
-	interval int64 // ms between window lines
-
-	// Totals of the successful sends, in Java's integer milliseconds.
-	count, bytes, totalLatency, maxLatency atomic.Int64
-	// hist holds every acknowledged send's latency in microseconds; rec
-	// is the acknowledging goroutine's recorder.
-	hist *latency.Histogram
-	rec  *latency.Recorder
-	// Java's sample of integer-ms latencies for the printed percentiles:
-	// every sampling-th successful completion.
-	sampling  int64
-	samples   []int32
-	nSamples  int
-	iteration int64
-
-	// window is the current reporting window, the acknowledging
-	// goroutine's alone; cut hands a finished one to the printer.
-	window windowCut
-	cuts   chan<- windowCut
-	// quiet stops this Stats' window lines (the whole run's, once the
-	// steady state has begun); its windows are still cut and recorded.
-	quiet atomic.Bool
-	// banner is printed once before the first window line ("In steady
-	// state."); the printer alone reads and clears it.
-	banner string
-	// intervals are the windows cut, appended by the printer.
-	intervals []windowCut
-}
-
-// windowCut is one finished reporting window.
-type windowCut struct {
-	stats                              *sendStats
-	startMs, endMs                     int64 // the window's start; the ack that ended it
-	count, bytes, totalLatency, maxLat int64
-	print                              bool
-}
-
-func newSendStats(numRecords, intervalMs, nowMs int64, cuts chan<- windowCut) *sendStats {
-	sampling := int64(1)
-	if numRecords > 0 {
-		sampling = numRecords / min(numRecords, maxLatencySamples)
-	}
-	h := latency.New(histogramLowest, histogramHighest, histogramDigits)
-	return &sendStats{
-		startMs:  nowMs,
-		interval: intervalMs,
-		hist:     h,
-		rec:      h.NewRecorder(),
-		sampling: sampling,
-		samples:  make([]int32, max(numRecords/sampling+1, 0)),
-		window:   windowCut{startMs: nowMs},
-		cuts:     cuts,
-	}
-}
 
 // record adds one acknowledged send: its latency in Java's integer
 // milliseconds and in microseconds, its value bytes, and the time it was
@@ -119,170 +48,56 @@ func (s *sendStats) record(latencyMs, latencyUs, bytes, nowMs int64) {
 	}
 }
 
-// sendStart is what a record carries through the producer so that its
-// completion can be measured and attributed.
-type sendStart struct {
-	at     time.Time // send time, monotonic
-	ms     int64     // the same in Java's wall-clock milliseconds
-	bytes  int64
-	steady bool // sent at or after the warm-up records
-	// state is pending until the record completes, or expires first
-	// (delivery.timeout.ms); whichever comes first counts it.
-	state atomic.Int32
-}
-
-const (
-	recordPending int32 = iota
-	recordCompleted
-	recordExpired
-)
-
-// inFlight is the records sent and not yet completed, oldest first, so
-// that the expiry watchdog only looks at the head. Records are appended in
-// send order, which is also the order of their deadlines.
-type inFlight struct {
-	mu      sync.Mutex
-	records []*sendStart
-	head    int
-}
-
-func (f *inFlight) push(s *sendStart) {
-	f.mu.Lock()
-	f.records = append(f.records, s)
-	f.mu.Unlock()
-}
-
-// expire marks pending records sent before cutoffMs as expired and returns
-// them; completed ones at the head are dropped on the way.
-func (f *inFlight) expire(cutoffMs int64) []*sendStart {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	var expired []*sendStart
-	for f.head < len(f.records) {
-		s := f.records[f.head]
-		if s.state.Load() == recordPending {
-			if s.ms >= cutoffMs {
-				break
-			}
-			if !s.state.CompareAndSwap(recordPending, recordExpired) {
-				continue // completed just now; look at it again
-			}
-			expired = append(expired, s)
-		}
-		f.records[f.head] = nil
-		f.head++
-	}
-	if f.head > 4096 && f.head*2 > len(f.records) {
-		f.records = append(f.records[:0], f.records[f.head:]...)
-		f.head = 0
-	}
-	return expired
-}
-
-// producerRun sends the plan's records and counts their completions; at
-// the end sent = acked + failed.
+// producerRun sends the plan's records through one franz-go client and
+// counts their completions; at the end sent = acked + failed. franz-go
+// calls every completion (promise) from one goroutine, so the stats have
+// one writer.
 type producerRun struct {
-	ctx  context.Context // a signal ends it: failures then go unprinted, as Java prints nothing more
-	plan *producerPlan
-	// producers are the run's lanes: sarama keeps one request in flight per
-	// idempotent producer, so max.in.flight.requests.per.connection
-	// producers, each with its own connection and producer id, keep that
-	// many requests in flight per broker as Java does. Records go to one
-	// lane a batch at a time. A transactional run has one lane.
-	producers []sarama.AsyncProducer
-	laneBatch int64 // records sent to a lane before the next one
-	wall      clock.Wall
-	errOut    func(string) // a failed send's exception line (stderr)
+	ctx    context.Context // a signal ends it: failures then go unprinted, as Java prints nothing more
+	plan   *producerPlan
+	client *kgo.Client
+	wall   clock.Wall
+	errOut func(string) // a failed send's exception line (stderr)
 
 	whole  *sendStats
 	steady atomic.Pointer[sendStats] // from the first record after the warm-up
 	cuts   chan windowCut
 
-	inFlight inFlight
-
 	sent, acked, failed atomic.Int64
+	// outstanding is the key and value bytes of the records sent and not
+	// yet completed, which buffer.memory bounds as in Java; a send that
+	// would overflow it waits (waiting set) until a completion signals space.
+	outstanding atomic.Int64
+	waiting     atomic.Bool
+	space       chan struct{}
+	// completedAll is closed by the completion that makes acked+failed
+	// reach sent once the send loop is over (sendsDone set).
+	sendsDone    atomic.Bool
+	completedAll chan struct{}
+	closeOnce    sync.Once
+
 	// errorsByClass counts failures by Java exception class; failures are
 	// rare, so a lock is fine here.
 	errMu         sync.Mutex
 	errorsByClass map[string]int64
 }
 
-func newProducerRun(plan *producerPlan, producers []sarama.AsyncProducer, wall clock.Wall, errOut func(string)) *producerRun {
-	r := &producerRun{plan: plan, producers: producers, laneBatch: plan.laneBatch, wall: wall, errOut: errOut,
-		cuts: make(chan windowCut, 64), errorsByClass: map[string]int64{}}
-	r.whole = newSendStats(plan.numRecords, plan.reportingInterval, wall.Ms(), r.cuts)
+func newProducerRun(plan *producerPlan, client *kgo.Client, wall clock.Wall, errOut func(string)) *producerRun {
+	r := &producerRun{plan: plan, client: client, wall: wall, errOut: errOut,
+		cuts: make(chan windowCut, 64), space: make(chan struct{}, 1), completedAll: make(chan struct{}),
+		errorsByClass: map[string]int64{}}
+	r.whole = newSendStats(plan.numRecords, plan.reportingInterval, wall.Time(), r.cuts)
 	return r
 }
 
-// run sends every record, then waits for all completions. It returns once
-// the producer is closed and every completion is counted.
+// run sends every record, then waits, as Java's close() does, until every
+// record has completed. franz-go fails a record only when it gave up on it
+// and it was not written: delivery.timeout.ms (RecordDeliveryTimeout)
+// expires records that no unanswered request carries, so there is no
+// late success to lose.
 func (r *producerRun) run(ctx context.Context) error {
 	r.ctx = ctx
 	plan := r.plan
-	// The stats have one writer: every lane's completions meet in one
-	// channel read by one goroutine.
-	type completion struct {
-		msg *sarama.ProducerMessage
-		err error
-	}
-	completions := make(chan completion, 1024)
-	var lanes sync.WaitGroup
-	for _, p := range r.producers {
-		lanes.Add(2)
-		go func() {
-			defer lanes.Done()
-			for msg := range p.Successes() {
-				completions <- completion{msg: msg}
-			}
-		}()
-		go func() {
-			defer lanes.Done()
-			for perr := range p.Errors() {
-				completions <- completion{msg: perr.Msg, err: perr.Err}
-			}
-		}()
-	}
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for c := range completions {
-			r.complete(c.msg, c.err)
-		}
-	}()
-	go func() {
-		lanes.Wait()
-		close(completions)
-	}()
-	producer := r.producers[0]
-
-	// Java fails a record whose delivery.timeout.ms passes before it is
-	// acknowledged; sarama has no such deadline, so a watchdog expires
-	// records here and their late completions are ignored.
-	stopWatchdog := make(chan struct{})
-	watchdogDone := make(chan struct{})
-	go func() {
-		defer close(watchdogDone)
-		tick := time.NewTicker(10 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-stopWatchdog:
-				return
-			case <-tick.C:
-				now := r.wall.Ms()
-				for _, s := range r.inFlight.expire(now - plan.deliveryTimeout.Milliseconds()) {
-					r.fail(fmt.Sprintf("org.apache.kafka.common.errors.TimeoutException: Expiring 1 record(s) for %s: %d ms has passed since the record was sent",
-						plan.topic, now-s.ms))
-				}
-			}
-		}
-	}()
-	defer func() {
-		close(stopWatchdog)
-		<-watchdogDone
-	}()
-
 	// Java's first send() waits for the topic's metadata, so its throttle
 	// sees time pass from the second record on; ours has the metadata
 	// already and a short run could end within the start's millisecond,
@@ -292,8 +107,6 @@ func (r *producerRun) run(ctx context.Context) error {
 	txnStart := int64(0)
 	inTxn := false
 	var loopErr error
-	lane := 0
-	input := producer.Input()
 	blockTimer := time.NewTimer(time.Hour)
 	blockTimer.Stop()
 	for i := int64(0); i < plan.numRecords; i++ {
@@ -302,14 +115,15 @@ func (r *producerRun) run(ctx context.Context) error {
 			break
 		}
 		if plan.warmupRecords > 0 && i == plan.warmupRecords {
-			steady := newSendStats(plan.numRecords-plan.warmupRecords, plan.reportingInterval, r.wall.Ms(), r.cuts)
+			steady := newSendStats(plan.numRecords-plan.warmupRecords, plan.reportingInterval, r.wall.Time(), r.cuts)
 			steady.banner = "In steady state."
 			r.steady.Store(steady)
 			r.whole.quiet.Store(true)
 		}
 		value := plan.payloads.payload(i)
+		key := plan.keys.key(i)
 		if plan.transactional && !inTxn {
-			if err := producer.BeginTxn(); err != nil {
+			if err := r.client.BeginTransaction(); err != nil {
 				loopErr = err
 				break
 			}
@@ -318,49 +132,38 @@ func (r *producerRun) run(ctx context.Context) error {
 		}
 		at := r.wall.Time()
 		start := at.UnixMilli()
-		if size := int64(len(value) + recordOverhead); size > plan.maxRequestSize {
+		size := int64(len(key) + len(value))
+		serialized := size + recordOverhead
+		switch {
+		case serialized > plan.maxRequestSize:
 			// Java refuses such a record in send() and hands the callback the exception.
 			r.sent.Add(1)
-			r.fail(fmt.Sprintf("org.apache.kafka.common.errors.RecordTooLargeException: The message is %d bytes when serialized which is larger than %d, which is the value of the max.request.size configuration.", size, plan.maxRequestSize))
+			r.fail(fmt.Sprintf("org.apache.kafka.common.errors.RecordTooLargeException: The message is %d bytes when serialized which is larger than %d, which is the value of the max.request.size configuration.", serialized, plan.maxRequestSize))
+			continue
+		case serialized > plan.bufferMemory:
+			r.sent.Add(1)
+			r.fail(fmt.Sprintf("org.apache.kafka.common.errors.RecordTooLargeException: The message is %d bytes when serialized which is larger than the total memory buffer you have configured with the buffer.memory configuration.", serialized))
 			continue
 		}
-		meta := &sendStart{at: at, ms: start, bytes: int64(len(value)), steady: plan.warmupRecords > 0 && i >= plan.warmupRecords}
-		if len(r.producers) > 1 && i > 0 && i%r.laneBatch == 0 {
-			lane = (lane + 1) % len(r.producers)
-			input = r.producers[lane].Input()
-		}
-		msg := &sarama.ProducerMessage{
-			Topic:    plan.topic,
-			Key:      plan.keys.key(i),
-			Value:    sarama.ByteEncoder(value),
-			Metadata: meta,
+		if r.outstanding.Load()+size > plan.bufferMemory && !r.waitForSpace(ctx, size, blockTimer) {
+			r.sent.Add(1)
+			if ctx.Err() != nil {
+				loopErr = ctx.Err()
+				r.fail(exceptionLine(ctx.Err()))
+				break
+			}
+			// The buffer stayed full: Java's send() fails the record after
+			// max.block.ms with this exception.
+			r.fail(fmt.Sprintf("%v: Failed to allocate memory within the configured max blocking time %d ms.", errBufferExhausted, plan.maxBlock.Milliseconds()))
+			continue
 		}
 		r.sent.Add(1)
-		r.inFlight.push(meta)
-		select {
-		case input <- msg:
-		default:
-			// The producer's buffer is full: wait as Java's send() does, at
-			// most max.block.ms, then fail the record with its exception.
-			blockTimer.Reset(plan.maxBlock)
-			select {
-			case input <- msg:
-				if !blockTimer.Stop() {
-					<-blockTimer.C
-				}
-			case <-blockTimer.C:
-				r.complete(msg, fmt.Errorf("%w: Failed to allocate memory within the configured max blocking time %d ms.", errBufferExhausted, plan.maxBlock.Milliseconds()))
-			case <-ctx.Done():
-				r.complete(msg, ctx.Err())
-				loopErr = ctx.Err()
-			}
-		}
-		if loopErr != nil {
-			break
-		}
+		r.outstanding.Add(size)
+		r.client.Produce(context.Background(), &kgo.Record{Key: key, Value: value, Timestamp: at}, r.complete)
 		if plan.transactional && plan.transactionMs <= start-txnStart {
-			if err := producer.CommitTxn(); err != nil {
+			if err := r.commit(ctx); err != nil {
 				loopErr = err
+				inTxn = false
 				break
 			}
 			inTxn = false
@@ -373,22 +176,21 @@ func (r *producerRun) run(ctx context.Context) error {
 		}
 	}
 	if inTxn && loopErr == nil {
-		loopErr = producer.CommitTxn()
+		loopErr = r.commit(ctx)
 	}
-	// Like Java's close(), wait for the records still in flight; sarama
-	// would fail the ones it is still retrying when it shuts down, so give
-	// them until delivery.timeout.ms has passed since the last send.
-	deadline := time.Now().Add(plan.deliveryTimeout)
-	for r.acked.Load()+r.failed.Load() < r.sent.Load() && time.Now().Before(deadline) && ctx.Err() == nil {
-		_ = clock.Sleep(ctx, 5*time.Millisecond)
+	// Like Java's close(): wait for every record still in flight. franz-go
+	// completes each one by delivery.timeout.ms at the latest, unless a
+	// request that may have written it is still unanswered (then it waits
+	// for the answer, as Java's idempotent producer does).
+	r.sendsDone.Store(true)
+	r.checkAllCompleted()
+	select {
+	case <-r.completedAll:
+	case <-ctx.Done():
+		if loopErr == nil {
+			loopErr = ctx.Err()
+		}
 	}
-	// AsyncClose, not Close: Close drains the Successes and Errors channels
-	// itself, and the completions it swallows would be missing from the
-	// counts. Our readers end when sarama closes both channels.
-	for _, p := range r.producers {
-		p.AsyncClose()
-	}
-	wg.Wait()
 	r.whole.rec.Flush()
 	if s := r.steady.Load(); s != nil {
 		s.rec.Flush()
@@ -396,27 +198,88 @@ func (r *producerRun) run(ctx context.Context) error {
 	return loopErr
 }
 
-// complete counts a completion. Only successes reach the stats (Kafka 3.5+);
-// a failure prints the exception on stderr, as the original's callback does.
-func (r *producerRun) complete(msg *sarama.ProducerMessage, err error) {
-	start, _ := msg.Metadata.(*sendStart)
-	if !start.state.CompareAndSwap(recordPending, recordCompleted) {
-		return // already counted as expired
+// commit ends the transaction as Java's commitTransaction() does: every
+// record of it is flushed first.
+func (r *producerRun) commit(ctx context.Context) error {
+	if err := r.client.Flush(ctx); err != nil {
+		return err
 	}
-	if err != nil {
-		r.fail(exceptionLine(err))
-		return
-	}
-	r.acked.Add(1)
-	now := r.wall.Time()
-	nowMs := now.UnixMilli()
-	latMs, latUs := nowMs-start.ms, now.Sub(start.at).Microseconds()
-	r.whole.record(latMs, latUs, start.bytes, nowMs)
-	if start.steady {
-		if s := r.steady.Load(); s != nil {
-			s.record(latMs, latUs, start.bytes, nowMs)
+	return r.client.EndTransaction(ctx, kgo.TryCommit)
+}
+
+// waitForSpace waits until size more bytes fit in buffer.memory, at most
+// max.block.ms; it reports whether they do.
+func (r *producerRun) waitForSpace(ctx context.Context, size int64, timer *time.Timer) bool {
+	r.waiting.Store(true)
+	defer r.waiting.Store(false)
+	timer.Reset(r.plan.maxBlock)
+	defer timer.Stop()
+	for r.outstanding.Load()+size > r.plan.bufferMemory {
+		select {
+		case <-r.space:
+		case <-timer.C:
+			return r.outstanding.Load()+size <= r.plan.bufferMemory
+		case <-ctx.Done():
+			return false
 		}
 	}
+	return true
+}
+
+// complete is the promise of every record: it counts the completion. Only
+// successes reach the stats (Kafka 3.5+); a failure prints the exception
+// on stderr, as the original's callback does.
+func (r *producerRun) complete(rec *kgo.Record, err error) {
+	if err != nil {
+		r.fail(r.sendFailure(rec, err))
+	} else {
+		r.acked.Add(1)
+		now := r.wall.Time()
+		nowMs := now.UnixMilli()
+		latMs, latUs := nowMs-rec.Timestamp.UnixMilli(), now.Sub(rec.Timestamp).Microseconds()
+		bytes := int64(len(rec.Value))
+		r.whole.record(latMs, latUs, bytes, nowMs)
+		if s := r.steady.Load(); s != nil && !rec.Timestamp.Before(s.start) {
+			s.record(latMs, latUs, bytes, nowMs)
+		}
+	}
+	r.outstanding.Add(-int64(len(rec.Key) + len(rec.Value)))
+	if r.waiting.Load() {
+		select {
+		case r.space <- struct{}{}:
+		default:
+		}
+	}
+	r.checkAllCompleted()
+}
+
+func (r *producerRun) checkAllCompleted() {
+	if r.sendsDone.Load() && r.acked.Load()+r.failed.Load() >= r.sent.Load() {
+		r.closeOnce.Do(func() { close(r.completedAll) })
+	}
+}
+
+// sendFailure is the Java exception line of a record franz-go failed.
+func (r *producerRun) sendFailure(rec *kgo.Record, err error) string {
+	if errors.Is(err, kgo.ErrRecordTimeout) {
+		return fmt.Sprintf("org.apache.kafka.common.errors.TimeoutException: Expiring 1 record(s) for %s-%d:%d ms has passed since batch creation",
+			rec.Topic, rec.Partition, r.wall.Ms()-rec.Timestamp.UnixMilli())
+	}
+	if errors.Is(err, kgo.ErrRecordRetries) {
+		var ke *kerr.Error
+		if errors.As(err, &ke) {
+			return exceptionLine(ke)
+		}
+		return fmt.Sprintf("org.apache.kafka.common.errors.TimeoutException: Expiring 1 record(s) for %s-%d:%d ms has passed since batch creation",
+			rec.Topic, rec.Partition, r.wall.Ms()-rec.Timestamp.UnixMilli())
+	}
+	var ke *kerr.Error
+	var netErr net.Error
+	if !errors.As(err, &ke) && (errors.Is(err, io.EOF) || errors.As(err, &netErr)) {
+		// A connection lost with the record's request: Java's NetworkException.
+		return exceptionLine(kerr.NetworkException)
+	}
+	return exceptionLine(err)
 }
 
 // fail counts a failed send and prints its exception line; once a signal
@@ -451,52 +314,30 @@ func (r *producerRun) errorCounts() map[string]int64 {
 	return out
 }
 
-// connectClient connects to the cluster and waits for the topic's metadata,
-// for at most max.block.ms as the Java producer's first send does. Unlike the
-// original, which then fails every record after another max.block.ms, an
-// unreachable cluster ends the run with one line.
-func connectClient(ctx context.Context, s *clientSettings, maxBlock time.Duration, topic string) (sarama.Client, error) {
+// waitForTopic waits for the topic's metadata (asking with auto-creation
+// allowed, as the Java producer does), for at most max.block.ms as the
+// Java producer's first send does. Unlike the original, which then fails
+// every record after another max.block.ms, an unreachable cluster ends the
+// run with one line.
+func waitForTopic(ctx context.Context, cl *kgo.Client, topic string, maxBlock, backoff time.Duration) error {
 	timeout := fmt.Errorf("org.apache.kafka.common.errors.TimeoutException: Topic %s not present in metadata after %d ms.", topic, maxBlock.Milliseconds())
 	ctx, cancel := context.WithTimeout(ctx, maxBlock)
 	defer cancel()
-	type connected struct {
-		client sarama.Client
-		err    error
-	}
-	done := make(chan connected, 1)
-	go func() {
-		for {
-			client, err := sarama.NewClient(s.bootstrap, s.cfg)
-			if err == nil {
-				for ctx.Err() == nil {
-					if parts, perr := client.Partitions(topic); perr == nil && len(parts) > 0 {
-						done <- connected{client: client}
-						return
-					}
-					_ = clock.Sleep(ctx, 100*time.Millisecond)
-					_ = client.RefreshMetadata(topic)
-				}
-				client.Close()
-				done <- connected{err: timeout}
-				return
-			}
-			var cfgErr sarama.ConfigurationError
-			if errors.As(err, &cfgErr) {
-				done <- connected{err: fmt.Errorf("org.apache.kafka.common.config.ConfigException: %s", string(cfgErr))}
-				return
-			}
-			if clock.Sleep(ctx, s.cfg.Metadata.Retry.Backoff) != nil {
-				done <- connected{err: timeout}
-				return
-			}
+	for {
+		req := kmsg.NewPtrMetadataRequest()
+		t := kmsg.NewMetadataRequestTopic()
+		t.Topic = kmsg.StringPtr(topic)
+		req.Topics = append(req.Topics, t)
+		req.AllowAutoTopicCreation = true
+		resp, err := req.RequestWith(ctx, cl)
+		if err == nil && len(resp.Topics) == 1 && resp.Topics[0].ErrorCode == 0 && len(resp.Topics[0].Partitions) > 0 {
+			return nil
 		}
-	}()
-	select {
-	case c := <-done:
-		return c.client, c.err
-	case <-ctx.Done():
-		// The attempt in progress may still be dialling; the program ends
-		// after this error, so it is left to finish on its own.
-		return nil, timeout
+		if ctx.Err() != nil || clock.Sleep(ctx, max(backoff, 10*time.Millisecond)) != nil {
+			if parent := context.Cause(ctx); errors.Is(parent, context.Canceled) {
+				return parent
+			}
+			return timeout
+		}
 	}
 }

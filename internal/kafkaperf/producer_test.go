@@ -1,6 +1,7 @@
 package kafkaperf
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -9,8 +10,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
-	"github.com/IBM/sarama"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/perfclones/perfclones/internal/javaopts"
 	"github.com/perfclones/perfclones/internal/javaprops"
@@ -37,7 +39,7 @@ func recordAll(s *sendStats, cuts chan windowCut, acks [][2]int64) []string {
 
 func TestProducerStatsLines(t *testing.T) {
 	cuts := make(chan windowCut, 8)
-	s := newSendStats(4, 5000, 1000, cuts)
+	s := newSendStats(4, 5000, time.UnixMilli(1000), cuts)
 	// The window is over when the second completion arrives, at 6000.
 	lines := recordAll(s, cuts, [][2]int64{{2, 1500}, {4, 6000}, {3, 7000}, {9, 8000}})
 	s.rec.Flush()
@@ -59,7 +61,7 @@ func TestProducerStatsLines(t *testing.T) {
 }
 
 func TestProducerStatsEmpty(t *testing.T) {
-	s := newSendStats(10, 5000, 0, make(chan windowCut, 1))
+	s := newSendStats(10, 5000, time.UnixMilli(0), make(chan windowCut, 1))
 	want := "0 records sent, 0.000000 records/sec (0.00 MB/sec), NaN ms avg latency, 0.00 ms max latency, 0 ms 50th, 0 ms 95th, 0 ms 99th, 0 ms 99.9th."
 	if got := finalLine(s.snapshot(2000), ""); got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
@@ -68,7 +70,7 @@ func TestProducerStatsEmpty(t *testing.T) {
 
 func TestSteadyStateBannerAndSuffix(t *testing.T) {
 	cuts := make(chan windowCut, 8)
-	s := newSendStats(2, 5000, 0, cuts)
+	s := newSendStats(2, 5000, time.UnixMilli(0), cuts)
 	s.banner = "In steady state."
 	lines := recordAll(s, cuts, [][2]int64{{1, 5000}, {1, 5500}})
 	lines = append(lines, finalLine(s.snapshot(6000), " steady state"))
@@ -76,7 +78,7 @@ func TestSteadyStateBannerAndSuffix(t *testing.T) {
 		t.Errorf("lines = %q", lines)
 	}
 	// A quiet whole-run Stats prints no window lines, but cuts its windows.
-	w := newSendStats(2, 1, 0, cuts)
+	w := newSendStats(2, 1, time.UnixMilli(0), cuts)
 	w.quiet.Store(true)
 	if lines := recordAll(w, cuts, [][2]int64{{1, 1_000_000}}); len(lines) != 0 || len(w.intervals) != 1 {
 		t.Errorf("quiet stats printed %q, %d intervals", lines, len(w.intervals))
@@ -96,7 +98,7 @@ func TestSamplingAndPercentiles(t *testing.T) {
 		{50_000_000, 100, 500_001},
 	}
 	for _, tt := range tests {
-		s := newSendStats(tt.numRecords, 5000, 0, nil)
+		s := newSendStats(tt.numRecords, 5000, time.UnixMilli(0), nil)
 		if s.sampling != tt.wantSampling || len(s.samples) != tt.wantSlots {
 			t.Errorf("%d records: sampling %d with %d slots, want %d and %d", tt.numRecords, s.sampling, len(s.samples), tt.wantSampling, tt.wantSlots)
 		}
@@ -276,43 +278,59 @@ func TestProducerSettings(t *testing.T) {
 		err   string
 	}{
 		{"java 4.x defaults", nil, func(t *testing.T, s *clientSettings, pc *producerPlan) {
-			c := s.cfg
-			if c.Producer.RequiredAcks != sarama.WaitForAll || !c.Producer.Idempotent || c.Net.MaxOpenRequests != 1 {
-				t.Errorf("acks=all with idempotence expected, got acks %v idempotent %v", c.Producer.RequiredAcks, c.Producer.Idempotent)
+			if pc.acks != -1 || !pc.idempotent || pc.inFlight != 5 {
+				t.Errorf("acks=all with idempotence and 5 in flight expected, got acks %d idempotent %v in flight %d", pc.acks, pc.idempotent, pc.inFlight)
 			}
-			if pc.lanes != 5 || pc.laneBatch < 1 {
-				t.Errorf("lanes %d of %d records, want 5 idempotent producers of one batch", pc.lanes, pc.laneBatch)
+			if pc.batchSize != 16384 || pc.maxBatchBytes != 16384 || pc.linger.Milliseconds() != 5 || pc.maxBlock.Milliseconds() != 60000 ||
+				pc.deliveryTimeout.Milliseconds() != 120000 || pc.bufferMemory != 33554432 || pc.compressionName != "none" {
+				t.Errorf("batch %d/%d linger %v maxBlock %v delivery %v buffer %d compression %s", pc.batchSize, pc.maxBatchBytes,
+					pc.linger, pc.maxBlock, pc.deliveryTimeout, pc.bufferMemory, pc.compressionName)
 			}
-			if c.Producer.Flush.Bytes != 0 || c.Producer.Flush.Frequency.Milliseconds() != 5 || c.Producer.MaxMessageBytes != 16384 ||
-				pc.maxBlock.Milliseconds() != 60000 {
-				t.Errorf("flush %d/%v maxBlock %v", c.Producer.Flush.Bytes, c.Producer.Flush.Frequency, pc.maxBlock)
+			if !pc.adaptivePartitioning || pc.ignoreKeys || pc.roundRobin {
+				t.Errorf("partitioner: adaptive %v ignore keys %v round robin %v", pc.adaptivePartitioning, pc.ignoreKeys, pc.roundRobin)
 			}
 		}, ""},
 		{"seed settings", map[string]string{"acks": "1", "batch.size": "1024", "compression.type": "lz4", "linger.ms": "0"},
 			func(t *testing.T, s *clientSettings, pc *producerPlan) {
-				c := s.cfg
-				// linger.ms=0: send at once; a partition's batch holds one 1 KiB record;
-				// five lanes of one request each: five requests in flight, as Java's default.
-				if c.Producer.RequiredAcks != sarama.WaitForLocal || c.Producer.Idempotent || c.Producer.Flush.Bytes != 0 ||
-					c.Producer.Flush.Frequency != 0 || c.Producer.MaxMessageBytes != 1024+recordOverhead+1 ||
-					c.Producer.Compression != sarama.CompressionLZ4 || c.Net.MaxOpenRequests != 1 || pc.lanes != 5 {
-					t.Errorf("acks %v idempotent %v flush %d compression %v inflight %d", c.Producer.RequiredAcks, c.Producer.Idempotent,
-						c.Producer.Flush.Bytes, c.Producer.Compression, c.Net.MaxOpenRequests)
+				// linger.ms=0: send at once; a batch holds one 1 KiB record;
+				// five requests in flight, as Java's default.
+				if pc.acks != 1 || pc.idempotent || pc.linger != 0 || pc.maxBatchBytes != 1024+batchOverhead ||
+					pc.compressionName != "lz4" || pc.inFlight != 5 {
+					t.Errorf("acks %d idempotent %v linger %v batch %d compression %s in flight %d", pc.acks, pc.idempotent,
+						pc.linger, pc.maxBatchBytes, pc.compressionName, pc.inFlight)
 				}
 			}, ""},
-		{"retries bounded by delivery timeout", map[string]string{"delivery.timeout.ms": "5000", "request.timeout.ms": "3000"},
-			func(t *testing.T, s *clientSettings, _ *producerPlan) {
-				// 100+200+400+800 ms, then 1 s steps: 5 s fit 8 retries.
-				if s.cfg.Producer.Retry.Max != 8 {
-					t.Errorf("Retry.Max = %d, want 8", s.cfg.Producer.Retry.Max)
+		{"timeouts", map[string]string{"delivery.timeout.ms": "5000", "request.timeout.ms": "3000", "retries": "3", "max.block.ms": "700"},
+			func(t *testing.T, s *clientSettings, pc *producerPlan) {
+				if pc.deliveryTimeout.Milliseconds() != 5000 || pc.requestTimeout.Milliseconds() != 3000 || pc.retries != 3 || pc.maxBlock.Milliseconds() != 700 {
+					t.Errorf("delivery %v request %v retries %d max block %v", pc.deliveryTimeout, pc.requestTimeout, pc.retries, pc.maxBlock)
+				}
+			}, ""},
+		{"partitioner settings", map[string]string{"partitioner.ignore.keys": "true", "partitioner.adaptive.partitioning.enable": "false",
+			"partitioner.class": "org.apache.kafka.clients.producer.RoundRobinPartitioner"},
+			func(t *testing.T, s *clientSettings, pc *producerPlan) {
+				if pc.adaptivePartitioning || !pc.ignoreKeys || !pc.roundRobin {
+					t.Errorf("partitioner: adaptive %v ignore keys %v round robin %v", pc.adaptivePartitioning, pc.ignoreKeys, pc.roundRobin)
+				}
+			}, ""},
+		{"transactional", map[string]string{"transactional.id": "tx-1", "acks": "all"},
+			func(t *testing.T, s *clientSettings, pc *producerPlan) {
+				if !pc.idempotent || pc.transactionalID != "tx-1" {
+					t.Errorf("transactional: idempotent %v id %q", pc.idempotent, pc.transactionalID)
 				}
 			}, ""},
 		{"sasl scram", map[string]string{"security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": "SCRAM-SHA-512",
 			"sasl.jaas.config": `org.apache.kafka.common.security.scram.ScramLoginModule required username="u" password="p\"w";`},
 			func(t *testing.T, s *clientSettings, _ *producerPlan) {
-				c := s.cfg
-				if !c.Net.SASL.Enable || c.Net.SASL.Mechanism != sarama.SASLTypeSCRAMSHA512 || c.Net.SASL.User != "u" || c.Net.SASL.Password != `p\"w` {
-					t.Errorf("sasl = %+v", c.Net.SASL)
+				if s.sasl == nil || s.sasl.Name() != "SCRAM-SHA-512" || s.saslUser != "u" || s.saslPw != `p\"w` {
+					t.Errorf("sasl = %v %q %q", s.sasl, s.saslUser, s.saslPw)
+				}
+			}, ""},
+		{"sasl plain over tls", map[string]string{"security.protocol": "SASL_SSL", "sasl.mechanism": "PLAIN",
+			"sasl.jaas.config": `org.apache.kafka.common.security.plain.PlainLoginModule required username="a" password="b";`},
+			func(t *testing.T, s *clientSettings, _ *producerPlan) {
+				if s.sasl == nil || s.sasl.Name() != "PLAIN" || s.tls == nil {
+					t.Errorf("sasl %v tls %v", s.sasl, s.tls)
 				}
 			}, ""},
 		{"bad acks", map[string]string{"acks": "2"}, nil, "Invalid value 2 for configuration acks"},
@@ -341,8 +359,9 @@ func TestProducerSettings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if verr := s.cfg.Validate(); verr != nil {
-				t.Fatalf("sarama rejects the configuration: %v", verr)
+			pc.client, pc.topic = s, "t"
+			if _, verr := kgo.NewClient(pc.producerClientOptions()...); verr != nil {
+				t.Fatalf("franz-go rejects the configuration: %v", verr)
 			}
 			tt.check(t, s, pc)
 		})
@@ -379,28 +398,33 @@ func TestFormatMetrics(t *testing.T) {
 	}
 }
 
-func TestInFlightExpiry(t *testing.T) {
-	var f inFlight
-	recs := make([]*sendStart, 5)
-	for i := range recs {
-		recs[i] = &sendStart{ms: int64(i * 100)}
-		f.push(recs[i])
+// buffer.memory bounds the bytes of records sent and not yet completed: a
+// send that would overflow it waits for completions, at most max.block.ms.
+func TestWaitForSpace(t *testing.T) {
+	r := &producerRun{plan: &producerPlan{bufferMemory: 100, maxBlock: 80 * time.Millisecond}, space: make(chan struct{}, 1)}
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	r.outstanding.Store(90)
+	start := time.Now()
+	if r.waitForSpace(context.Background(), 20, timer) {
+		t.Fatal("110 bytes fit in a buffer.memory of 100")
 	}
-	recs[0].state.Store(recordCompleted)
-	recs[2].state.Store(recordCompleted)
-	// Records sent before 250 ms are due: 1 is pending, 0 and 2 are done.
-	got := f.expire(250)
-	if len(got) != 1 || got[0] != recs[1] || recs[1].state.Load() != recordExpired {
-		t.Fatalf("expired %v", got)
+	if d := time.Since(start); d < 80*time.Millisecond || d > time.Second {
+		t.Errorf("gave up after %v, want max.block.ms = 80 ms", d)
 	}
-	if f.head != 3 {
-		t.Errorf("head = %d, want 3 (stops at the first record not yet due)", f.head)
+	go func() {
+		time.Sleep(10 * time.Millisecond)
+		for !r.waiting.Load() {
+			time.Sleep(time.Millisecond)
+		}
+		r.outstanding.Add(-50) // a completion, as complete() signals it
+		r.space <- struct{}{}
+	}()
+	if !r.waitForSpace(context.Background(), 20, timer) {
+		t.Error("a completion made room, but the send still gave up")
 	}
-	if got := f.expire(250); len(got) != 0 {
-		t.Errorf("expired twice: %v", got)
-	}
-	if got := f.expire(1000); len(got) != 2 {
-		t.Errorf("expired %d of the last two", len(got))
+	if r.waiting.Load() {
+		t.Error("still waiting")
 	}
 }
 
@@ -450,8 +474,37 @@ func TestProducerConfigExceptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	pc := &producerPlan{}
-	if err := s.applyProducer(pc, 10, &kafka39.producer); err != nil || s.cfg.Producer.Idempotent ||
+	if err := s.applyProducer(pc, 10, &kafka39.producer); err != nil || pc.idempotent ||
 		len(s.warnings) != 1 || !strings.Contains(s.warnings[0], "WARN Idempotence will be disabled because max.in.flight.requests.per.connection is set to 6") {
-		t.Errorf("3.9, 6 in flight: err %v idempotent %v warnings %q", err, s.cfg.Producer.Idempotent, s.warnings)
+		t.Errorf("3.9, 6 in flight: err %v idempotent %v warnings %q", err, pc.idempotent, s.warnings)
+	}
+}
+
+// The properties decide whether a run is transactional (4.x: a
+// transactional id alone makes it so); the plan must follow them.
+func TestProducerPlanTransactional(t *testing.T) {
+	for _, tt := range []struct {
+		rel, args string
+		want      bool
+	}{
+		{"4.4", "--transaction-duration-ms 500", true},
+		{"4.4", "--transactional-id tx-2", true},
+		{"4.4", "", false},
+		{"3.9", "--transaction-duration-ms 500", true},
+		{"3.9", "", false},
+	} {
+		rel := &Releases.Must(tt.rel).Diff.producer
+		args := append(strings.Fields("--topic t --num-records 10 --record-size 10 --throughput -1 --producer-props bootstrap.servers=127.0.0.1:1"), strings.Fields(tt.args)...)
+		o, err := parseProducerOptions(args, 80, rel)
+		if err != nil {
+			t.Fatal(fatalText(err))
+		}
+		p, err := newProducerPlan(o, rel, func(string) {}, func(string) {})
+		if err != nil {
+			t.Fatal(fatalText(err))
+		}
+		if p.transactional != tt.want || (p.transactionalID != "") != tt.want || p.idempotent != (tt.rel != "2.7") {
+			t.Errorf("%s %q: transactional %v id %q idempotent %v, want transactional %v", tt.rel, tt.args, p.transactional, p.transactionalID, p.idempotent, tt.want)
+		}
 	}
 }

@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/IBM/sarama"
-
 	"github.com/perfclones/perfclones/internal/cli"
 )
 
@@ -198,14 +196,14 @@ func TestProducerClientDefaultsPerRelease(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
 		rel        string
-		acks       sarama.RequiredAcks
+		acks       int16
 		idempotent bool
 		linger     time.Duration
 		clientID   string
 	}{
-		{"2.7", sarama.WaitForLocal, false, 0, "producer-1"},
-		{"3.9", sarama.WaitForAll, true, 0, "perf-producer-client"},
-		{"4.4", sarama.WaitForAll, true, 5 * time.Millisecond, "perf-producer-client"},
+		{"2.7", 1, false, 0, "producer-1"},
+		{"3.9", -1, true, 0, "perf-producer-client"},
+		{"4.4", -1, true, 5 * time.Millisecond, "perf-producer-client"},
 	} {
 		rel := &Releases.Must(tt.rel).Diff.producer
 		o, err := parseProducerOptions(strings.Fields("--topic t --num-records 10 --record-size 10 --throughput -1 --producer-props bootstrap.servers=127.0.0.1:1"), 80, rel)
@@ -216,15 +214,15 @@ func TestProducerClientDefaultsPerRelease(t *testing.T) {
 			t.Fatal(fatalText(err))
 		}
 		s, err := newClientSettings(producerClient, o.props, func() string { return "T" })
+		pc := &producerPlan{}
 		if err == nil {
-			err = s.applyProducer(&producerPlan{}, 10, rel)
+			err = s.applyProducer(pc, 10, rel)
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := s.cfg
-		if c.Producer.RequiredAcks != tt.acks || c.Producer.Idempotent != tt.idempotent || c.Producer.Flush.Frequency != tt.linger || c.ClientID != tt.clientID {
-			t.Errorf("%s: acks %v idempotent %v linger %v client.id %q", tt.rel, c.Producer.RequiredAcks, c.Producer.Idempotent, c.Producer.Flush.Frequency, c.ClientID)
+		if pc.acks != tt.acks || pc.idempotent != tt.idempotent || pc.linger != tt.linger || pc.clientID != tt.clientID {
+			t.Errorf("%s: acks %v idempotent %v linger %v client.id %q", tt.rel, pc.acks, pc.idempotent, pc.linger, pc.clientID)
 		}
 	}
 }

@@ -2,12 +2,6 @@ package kafkaperf
 
 import "github.com/perfclones/perfclones/internal/cli"
 
-// The originals' command names, which the result files name the tools by.
-const (
-	producerToolName = "kafka-producer-perf-test"
-	consumerToolName = "kafka-consumer-perf-test"
-)
-
 // ProducerTool and ConsumerTool are the two Kafka tools as cmd/ binaries
 // run them; the aliases are the names of the distribution's scripts.
 var (

@@ -1,9 +1,9 @@
 // Command benchkafka-franz is scripts/bench-kafka's franz-go producer: the
 // records of kafka-producer-perf-test --record-size N --throughput -1 (random
-// A-Z values, null keys) sent with github.com/twmb/franz-go instead of
-// sarama, with the Java 4.x producer's settings mapped onto franz-go. It is
-// a measuring aid only, in a module of its own so that the main module does
-// not depend on franz-go; it prints the original's final line:
+// A-Z values, null keys) sent with a bare github.com/twmb/franz-go client,
+// with the Java 4.x producer's settings mapped onto franz-go: the client's
+// own cost, without the tool around it. It is a measuring aid only, in a
+// module of its own; it prints the original's final line:
 //
 //	N records sent, R records/sec (M MB/sec), A ms avg latency, X ms max latency, ...
 //
