@@ -28,6 +28,7 @@ package perfclones_test
 // into the lines before numbers are masked.
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -37,7 +38,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/IBM/sarama"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/perfclones/perfclones/internal/cli"
 	"github.com/perfclones/perfclones/internal/kafkaperf"
@@ -619,16 +620,18 @@ func (j *kafkaBadJava) recordAll(t *testing.T) {
 // fillTopic writes n small records to topic.
 func fillTopic(t *testing.T, addrs []string, topic string, n int) {
 	t.Helper()
-	cfg := saramaConfig()
-	cfg.Producer.Return.Successes = true
-	p, err := sarama.NewSyncProducer(addrs, cfg)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addrs...), kgo.ClientID("perfclones-badinput-test"), kgo.DefaultProduceTopic(topic))
 	if err != nil {
 		t.Fatalf("producer %v: %v", addrs, err)
 	}
-	defer p.Close()
-	for i := range n {
-		if _, _, err := p.SendMessage(&sarama.ProducerMessage{Topic: topic, Value: sarama.StringEncoder(fmt.Sprintf("record %d", i))}); err != nil {
-			t.Fatalf("fill %s: %v", topic, err)
-		}
+	defer cl.Close()
+	records := make([]*kgo.Record, n)
+	for i := range records {
+		records[i] = &kgo.Record{Value: fmt.Appendf(nil, "record %d", i)}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := cl.ProduceSync(ctx, records...).FirstErr(); err != nil {
+		t.Fatalf("fill %s: %v", topic, err)
 	}
 }

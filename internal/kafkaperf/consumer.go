@@ -31,7 +31,7 @@ func ConsumerMain(ctx context.Context, args []string, sys cli.IO) int {
 		return cli.Finish(sys, err)
 	}
 	rec := result.New(consumerToolName, rel.Name, args)
-	test, err := consume(ctx, o, &rel.Diff.consumer, out, errOut)
+	test, err := runConsumer(ctx, o, &rel.Diff.consumer, out, errOut)
 	if test != nil {
 		rec.Tests = append(rec.Tests, *test)
 	}
@@ -48,10 +48,10 @@ func ConsumerMain(ctx context.Context, args []string, sys cli.IO) int {
 	return code
 }
 
-// consume prints the notices and the header, builds the plan, runs and
+// runConsumer prints the notices and the header, builds the plan, runs and
 // reports. It returns the result file's test (nil when no run started) and
 // how the run ended early, if it did.
-func consume(ctx context.Context, o *consumerOptions, rel *consumerRelease, out, errOut *lineout.Writer) (*result.Test, error) {
+func runConsumer(ctx context.Context, o *consumerOptions, rel *consumerRelease, out, errOut *lineout.Writer) (*result.Test, error) {
 	for _, n := range o.notices {
 		out.Line(n)
 	}

@@ -58,7 +58,7 @@ func newConsumerPlan(o *consumerOptions, rel *consumerRelease, warn func(string)
 	configDef := func(err error) error {
 		ce, ok := err.(*configError)
 		if !ok || rel.scala {
-			return failed(err, rel)
+			return constructionFailure(err, rel)
 		}
 		return &cli.Exit{Code: 1, Stderr: ce.msg + "\n" + configException(ce.msg).String() + "\n"}
 	}
@@ -87,7 +87,7 @@ func newConsumerPlan(o *consumerOptions, rel *consumerRelease, warn func(string)
 		return nil, configDef(err)
 	}
 	if err := resolvableBootstrap(settings.bootstrap, warn); err != nil {
-		return nil, failed(err, rel)
+		return nil, constructionFailure(err, rel)
 	}
 	if o.topic != "" {
 		p.topics = []string{o.topic}
@@ -95,9 +95,9 @@ func newConsumerPlan(o *consumerOptions, rel *consumerRelease, warn func(string)
 	return p, nil
 }
 
-// failed is the consumer's construction failure: a KafkaException caused
+// constructionFailure is the consumer's construction failure: a KafkaException caused
 // by the ConfigException.
-func failed(err error, rel *consumerRelease) error {
+func constructionFailure(err error, rel *consumerRelease) error {
 	ce, ok := err.(*configError)
 	if !ok {
 		return err

@@ -29,7 +29,7 @@ func ProducerMain(ctx context.Context, args []string, sys cli.IO) int {
 		return cli.Finish(sys, err)
 	}
 	rec := result.New(producerToolName, rel.Name, args)
-	tests, err := produce(ctx, o, &rel.Diff.producer, out, errOut)
+	tests, err := runProducer(ctx, o, &rel.Diff.producer, out, errOut)
 	rec.Tests = tests
 	// A signal ends the run as it ends the JVM: nothing more is printed,
 	// and the exit code is 128 + the signal's number.
@@ -44,10 +44,10 @@ func ProducerMain(ctx context.Context, args []string, sys cli.IO) int {
 	return code
 }
 
-// produce runs the producer: the plan, the run, the report. It returns the
+// runProducer runs the producer: the plan, the run, the report. It returns the
 // result file's tests and how the run ended early, if it did (a *cli.Exit,
 // or the context's error after a signal, when nothing more is printed).
-func produce(ctx context.Context, o *producerOptions, rel *producerRelease, out, errOut *lineout.Writer) ([]result.Test, error) {
+func runProducer(ctx context.Context, o *producerOptions, rel *producerRelease, out, errOut *lineout.Writer) ([]result.Test, error) {
 	plan, err := newProducerPlan(o, rel, out.Line, errOut.Line)
 	if err != nil {
 		return nil, err
