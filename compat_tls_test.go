@@ -215,21 +215,7 @@ func TestCompatTLSRedisBenchmark(t *testing.T) {
 // Java's today, by case name, with why. They are skipped unless
 // PERFCLONES_TLS_GAPS is set (set it to see them fail, or to check them
 // once fixed; then delete the entry).
-var kafkaTLSKnownGaps = map[string]string{
-	"producer ssl pkcs12 truststore": "ours reads only PEM trust stores (clientconfig.go: ssl.truststore.type PKCS12/JKS refused with " +
-		"'only PEM trust stores can be read without a JVM'); Java reads PKCS12 and JKS",
-	"producer mtls pkcs12 keystore": "ours reads only PEM key stores (ssl.keystore.location must hold the certificate and key in PEM); " +
-		"Java reads PKCS12 and JKS",
-	"consumer ssl pkcs12 truststore": "as for the producer: ours refuses a PKCS12 trust store",
-	"producer dns-only cert, host name verified": "a handshake that fails (here: 127.0.0.1 is not in the certificate): Java's send " +
-		"fails with 'org.apache.kafka.common.errors.SslAuthenticationException: SSL handshake failed' on stderr, then it prints its " +
-		"final line '0 records sent, ...' and exits 0; ours prints 'TimeoutException: Topic ... not present in metadata after " +
-		"2000 ms.' (max.block.ms) and exits 1 without the final line",
-	"producer wrong truststore": "as 'producer dns-only cert, host name verified' (the chain does not verify)",
-	"producer mtls without client cert": "the broker refuses the handshake after the client's half: both print the TimeoutException, " +
-		"but Java then prints '0 records sent, ...' and exits 0, ours exits 1 without the final line",
-	"producer scram wrong password": "as 'producer mtls without client cert' (the broker refuses the SASL login)",
-}
+var kafkaTLSKnownGaps = map[string]string{}
 
 // kafkaTLSCase is one command line for a perf tool on the TLS node.
 type kafkaTLSCase struct {

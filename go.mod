@@ -10,7 +10,10 @@ require (
 	github.com/twmb/franz-go v1.22.3
 	github.com/twmb/franz-go/pkg/kadm v1.20.0
 	github.com/twmb/franz-go/pkg/kmsg v1.15.1
+	software.sslmate.com/src/go-pkcs12 v0.7.4
 )
+
+require golang.org/x/crypto v0.11.0 // indirect
 
 require (
 	github.com/Shopify/toxiproxy/v2 v2.5.0

@@ -15,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
+	"software.sslmate.com/src/go-pkcs12"
 
 	"github.com/perfclones/perfclones/internal/javaprops"
 )
@@ -299,8 +300,8 @@ func jaasCredentials(jaas string) (user, pass string) {
 	return user, pass
 }
 
-// tlsConfig builds the TLS settings from the ssl.* properties. PEM files and
-// PKCS12 trust stores are read; JKS stores, which only Java reads, are refused
+// tlsConfig builds the TLS settings from the ssl.* properties. PEM and
+// PKCS12 stores are read; JKS stores, which only Java reads, are refused
 // with a clear message.
 func (s *clientSettings) tlsConfig() (*tls.Config, error) {
 	cfg := &tls.Config{}
@@ -320,8 +321,26 @@ func (s *clientSettings) tlsConfig() (*tls.Config, error) {
 			return nil, &configError{fmt.Sprintf("Failed to load SSL keystore %s of type %s: %v", loc, orDefault(storeType, "JKS"), err)}
 		}
 		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(data) {
-			return nil, &configError{fmt.Sprintf("Failed to load SSL keystore %s of type %s: only PEM trust stores can be read without a JVM; convert it with keytool -exportcert -rfc", loc, orDefault(storeType, "JKS"))}
+		switch strings.ToUpper(orDefault(storeType, "JKS")) {
+		case "PEM":
+			if !pool.AppendCertsFromPEM(data) {
+				return nil, &configError{fmt.Sprintf("Failed to load SSL keystore %s of type PEM: no PEM certificate found", loc)}
+			}
+		case "PKCS12":
+			password, _ := s.get("ssl.truststore.password")
+			certs, err := pkcs12.DecodeTrustStore(data, password)
+			if err != nil || len(certs) == 0 {
+				return nil, &configError{fmt.Sprintf("Failed to load SSL keystore %s of type PKCS12: %v", loc, orDefault(errText(err), "no trusted certificate entry"))}
+			}
+			for _, c := range certs {
+				pool.AddCert(c)
+			}
+		default:
+			// JKS is a Java-only format; a PEM file given as JKS (the
+			// default type) is still read, as before.
+			if !pool.AppendCertsFromPEM(data) {
+				return nil, &configError{fmt.Sprintf("Failed to load SSL keystore %s of type %s: JKS stores can be read only by a JVM; use PKCS12 or PEM (keytool -importkeystore -deststoretype PKCS12)", loc, orDefault(storeType, "JKS"))}
+			}
 		}
 		cfg.RootCAs = pool
 	}
@@ -338,13 +357,50 @@ func (s *clientSettings) tlsConfig() (*tls.Config, error) {
 		if err != nil {
 			return nil, &configError{fmt.Sprintf("Failed to load SSL keystore %s: %v", loc, err)}
 		}
-		pair, err := tls.X509KeyPair(data, data)
-		if err != nil {
-			return nil, &configError{fmt.Sprintf("Failed to load SSL keystore %s: only PEM key stores (certificate and private key in one file) can be read without a JVM", loc)}
+		keyType, _ := s.get("ssl.keystore.type")
+		var pair tls.Certificate
+		switch strings.ToUpper(orDefault(keyType, "JKS")) {
+		case "PKCS12":
+			pair, err = pkcs12KeyPair(data, s)
+			if err != nil {
+				return nil, &configError{fmt.Sprintf("Failed to load SSL keystore %s of type PKCS12: %v", loc, err)}
+			}
+		default:
+			pair, err = tls.X509KeyPair(data, data)
+			if err != nil {
+				return nil, &configError{fmt.Sprintf("Failed to load SSL keystore %s: only PKCS12 and PEM key stores (certificate and private key in one file) can be read without a JVM", loc)}
+			}
 		}
 		cfg.Certificates = []tls.Certificate{pair}
 	}
 	return cfg, nil
+}
+
+// pkcs12KeyPair reads the private key and its certificate chain from a
+// PKCS12 key store. The store's password (ssl.keystore.password) opens it;
+// Java's separate ssl.key.password is tried when it differs, as a store
+// written with one password for both is the common case.
+func pkcs12KeyPair(data []byte, s *clientSettings) (tls.Certificate, error) {
+	storePw, _ := s.get("ssl.keystore.password")
+	key, leaf, chain, err := pkcs12.DecodeChain(data, storePw)
+	if keyPw, ok := s.get("ssl.key.password"); err != nil && ok && keyPw != storePw {
+		key, leaf, chain, err = pkcs12.DecodeChain(data, keyPw)
+	}
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	pair := tls.Certificate{PrivateKey: key, Leaf: leaf, Certificate: [][]byte{leaf.Raw}}
+	for _, c := range chain {
+		pair.Certificate = append(pair.Certificate, c.Raw)
+	}
+	return pair, nil
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }
 
 func orDefault(s, def string) string {

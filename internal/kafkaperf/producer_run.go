@@ -2,10 +2,13 @@ package kafkaperf
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -58,6 +61,10 @@ type producerRun struct {
 	client *kgo.Client
 	wall   clock.Wall
 	errOut func(string) // a failed send's exception line (stderr)
+	// refused is set when the cluster refused the client's handshake or
+	// login before the run: every send then fails with this line, as each
+	// of Java's send() calls does.
+	refused string
 
 	whole  *sendStats
 	steady atomic.Pointer[sendStats] // from the first record after the warm-up
@@ -119,6 +126,17 @@ func (r *producerRun) run(ctx context.Context) error {
 			steady.banner = "In steady state."
 			r.steady.Store(steady)
 			r.whole.quiet.Store(true)
+		}
+		if r.refused != "" {
+			r.sent.Add(1)
+			r.fail(r.refused)
+			if throttler.ShouldThrottle(i, r.wall.Ms()) {
+				if err := throttler.Throttle(ctx); err != nil {
+					loopErr = err
+					break
+				}
+			}
+			continue
 		}
 		value := plan.payloads.payload(i)
 		key := plan.keys.key(i)
@@ -314,11 +332,52 @@ func (r *producerRun) errorCounts() map[string]int64 {
 	return out
 }
 
+// authRefusal is a handshake or login the cluster refused while the
+// producer waited for metadata: line is the exception Java's send()
+// reports for it.
+type authRefusal struct{ line string }
+
+func (e *authRefusal) Error() string { return e.line }
+
+// refusedAuth names a failed TLS handshake or SASL login as the Java
+// client's exception line; ok is false for any other error.
+func refusedAuth(err error) (line string, ok bool) {
+	var verify *tls.CertificateVerificationError
+	var hostErr x509.HostnameError
+	var authErr x509.UnknownAuthorityError
+	var invalid x509.CertificateInvalidError
+	var opErr *net.OpError
+	var ke *kerr.Error
+	switch {
+	case errors.As(err, &verify), errors.As(err, &hostErr), errors.As(err, &authErr), errors.As(err, &invalid):
+		return "org.apache.kafka.common.errors.SslAuthenticationException: SSL handshake failed", true
+	case errors.As(err, &opErr) && opErr.Op == "remote error":
+		// A TLS alert from the broker (crypto/tls reports it so). In TLS
+		// 1.3 the broker checks the client's certificate after the
+		// client's half of the handshake, so Java meets that refusal
+		// among the post-handshake messages; any other alert fails the
+		// handshake itself.
+		if msg := opErr.Err.Error(); strings.HasSuffix(msg, "bad certificate") || strings.HasSuffix(msg, "certificate required") {
+			return "org.apache.kafka.common.errors.SslAuthenticationException: Failed to process post-handshake messages", true
+		}
+		return "org.apache.kafka.common.errors.SslAuthenticationException: SSL handshake failed", true
+	case errors.As(err, &ke) && ke.Code == kerr.SaslAuthenticationFailed.Code:
+		// franz-go appends the broker's message: that is Java's text.
+		msg := ke.Description
+		if i := strings.Index(err.Error(), ke.Error()+": "); i >= 0 {
+			msg = err.Error()[i+len(ke.Error())+2:]
+		}
+		return "org.apache.kafka.common.errors.SaslAuthenticationException: " + msg, true
+	}
+	return "", false
+}
+
 // waitForTopic waits for the topic's metadata (asking with auto-creation
 // allowed, as the Java producer does), for at most max.block.ms as the
 // Java producer's first send does. Unlike the original, which then fails
 // every record after another max.block.ms, an unreachable cluster ends the
-// run with one line.
+// run with one line. A refused handshake or login is an *authRefusal:
+// Java's sends fail with it and the run goes on to its final line.
 func waitForTopic(ctx context.Context, cl *kgo.Client, topic string, maxBlock, backoff time.Duration) error {
 	timeout := fmt.Errorf("org.apache.kafka.common.errors.TimeoutException: Topic %s not present in metadata after %d ms.", topic, maxBlock.Milliseconds())
 	ctx, cancel := context.WithTimeout(ctx, maxBlock)
@@ -332,6 +391,9 @@ func waitForTopic(ctx context.Context, cl *kgo.Client, topic string, maxBlock, b
 		resp, err := req.RequestWith(ctx, cl)
 		if err == nil && len(resp.Topics) == 1 && resp.Topics[0].ErrorCode == 0 && len(resp.Topics[0].Partitions) > 0 {
 			return nil
+		}
+		if line, ok := refusedAuth(err); ok {
+			return &authRefusal{line}
 		}
 		if ctx.Err() != nil || clock.Sleep(ctx, max(backoff, 10*time.Millisecond)) != nil {
 			if parent := context.Cause(ctx); errors.Is(parent, context.Canceled) {
