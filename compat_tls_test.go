@@ -249,7 +249,8 @@ func TestCompatKafkaTLS(t *testing.T) {
 	const plain, scram = "plain.PlainLoginModule", "scram.ScramLoginModule"
 	p12Trust := []string{"security.protocol=SSL", "ssl.truststore.type=PKCS12", "ssl.truststore.location=" + files.Truststore,
 		"ssl.truststore.password=" + files.StorePassword}
-	// Failing handshakes: one record, and a short wait for metadata.
+	// Failing handshakes: a few records (each fails with its own line), and a
+	// short wait for metadata.
 	failFast := []string{"max.block.ms=2000"}
 
 	tests := []kafkaTLSCase{
@@ -261,7 +262,7 @@ func TestCompatKafkaTLS(t *testing.T) {
 			config: append(append([]string{}, ssl...), "ssl.endpoint.identification.algorithm="), n: 300},
 		{name: "producer dns-only cert, host name verified", addr: node.DNSOnly, config: ssl, props: failFast, n: 1},
 		{name: "producer wrong truststore", addr: node.SSL,
-			config: []string{"security.protocol=SSL", "ssl.truststore.type=PEM", "ssl.truststore.location=" + files.WrongCA}, props: failFast, n: 1},
+			config: []string{"security.protocol=SSL", "ssl.truststore.type=PEM", "ssl.truststore.location=" + files.WrongCA}, props: failFast, n: 3},
 		{name: "producer mtls pem keystore", addr: node.MTLS,
 			config: append(append([]string{}, ssl...), "ssl.keystore.type=PEM", "ssl.keystore.location="+files.ClientBundle), n: 300},
 		{name: "producer mtls pkcs12 keystore", addr: node.MTLS,
@@ -271,7 +272,7 @@ func TestCompatKafkaTLS(t *testing.T) {
 		{name: "producer sasl_ssl plain", addr: node.SASLSSL, config: sasl("PLAIN", plain, node.Password), n: 300},
 		{name: "producer sasl_ssl scram-sha-256", addr: node.SASLSSL, config: sasl("SCRAM-SHA-256", scram, node.Password), n: 300},
 		{name: "producer sasl_ssl scram-sha-512", addr: node.SASLSSL, config: sasl("SCRAM-SHA-512", scram, node.Password), n: 300},
-		{name: "producer scram wrong password", addr: node.SASLSSL, config: sasl("SCRAM-SHA-256", scram, "wrong"), props: failFast, n: 1},
+		{name: "producer scram wrong password", addr: node.SASLSSL, config: sasl("SCRAM-SHA-256", scram, "wrong"), props: failFast, n: 3},
 
 		{name: "consumer ssl pem truststore", consumer: true, addr: node.SSL, config: ssl, n: 200},
 		{name: "consumer ssl pkcs12 truststore", consumer: true, addr: node.SSL, config: p12Trust, n: 200},
