@@ -54,6 +54,9 @@ type producerPlan struct {
 	adaptivePartitioning, ignoreKeys, roundRobin bool
 }
 
+// minBatchBytes is the smallest batch limit franz-go accepts.
+const minBatchBytes = 512
+
 // newProducerPlan reads the payload file (printing the original's lines
 // through out), prints the deprecation notices, reads the client
 // properties (in Java's order), maps the client settings (their warnings go to warn) and
@@ -220,8 +223,10 @@ func (s *clientSettings) applyProducer(pc *producerPlan, largestRecord int, rel 
 	}
 	// Java fills a batch per partition up to batch.size bytes, and makes a
 	// batch of its own for a larger record; franz-go's batch limit is hard,
-	// so it is batch.size or one record of this run, whichever is larger.
-	pc.maxBatchBytes = int32(min(max(pc.batchSize, int64(largestRecord+batchOverhead)), math.MaxInt32/2))
+	// so it is batch.size or one record of this run, whichever is larger,
+	// and at least the 512 bytes franz-go allows (Java takes any batch.size
+	// >= 0; below a record's size every batch holds one record).
+	pc.maxBatchBytes = int32(min(max(pc.batchSize, int64(largestRecord+batchOverhead), minBatchBytes), math.MaxInt32/2))
 	if pc.inFlight, err = s.atLeast("max.in.flight.requests.per.connection", 5, 1); err != nil {
 		return err
 	}

@@ -82,6 +82,11 @@ type producerRun struct {
 	sendsDone    atomic.Bool
 	completedAll chan struct{}
 	closeOnce    sync.Once
+	// statsMu orders the acks' recording against the final flush of the
+	// latency recorders: a run ended by its context flushes while late
+	// completions may still arrive. franz-go calls promises one at a time,
+	// so the lock is never contended on the ack path.
+	statsMu sync.Mutex
 
 	// errorsByClass counts failures by Java exception class; failures are
 	// rare, so a lock is fine here.
@@ -209,10 +214,12 @@ func (r *producerRun) run(ctx context.Context) error {
 			loopErr = ctx.Err()
 		}
 	}
+	r.statsMu.Lock()
 	r.whole.rec.Flush()
 	if s := r.steady.Load(); s != nil {
 		s.rec.Flush()
 	}
+	r.statsMu.Unlock()
 	return loopErr
 }
 
@@ -251,15 +258,19 @@ func (r *producerRun) complete(rec *kgo.Record, err error) {
 	if err != nil {
 		r.fail(r.sendFailure(rec, err))
 	} else {
-		r.acked.Add(1)
 		now := r.wall.Time()
 		nowMs := now.UnixMilli()
 		latMs, latUs := nowMs-rec.Timestamp.UnixMilli(), now.Sub(rec.Timestamp).Microseconds()
 		bytes := int64(len(rec.Value))
+		r.statsMu.Lock()
 		r.whole.record(latMs, latUs, bytes, nowMs)
 		if s := r.steady.Load(); s != nil && !rec.Timestamp.Before(s.start) {
 			s.record(latMs, latUs, bytes, nowMs)
 		}
+		r.statsMu.Unlock()
+		// Counted once recorded: the count that completes the run lets it
+		// flush the recorders.
+		r.acked.Add(1)
 	}
 	r.outstanding.Add(-int64(len(rec.Key) + len(rec.Value)))
 	if r.waiting.Load() {
