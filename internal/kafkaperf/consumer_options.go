@@ -261,7 +261,7 @@ type consumerOptions struct {
 // afterwards by readValues.
 func parseConsumerOptions(args []string, group string, rel *consumerRelease, version string) (*consumerOptions, error) {
 	p := &javaopts.JoptParser{Options: rel.options(group)}
-	set, err := p.Parse(jvmArgs(args))
+	set, err := p.Parse(jvm.Args(args))
 	if err != nil {
 		if jerr, ok := err.(*javaopts.JoptError); ok {
 			return nil, p.UsageExit(jerr.Msg)

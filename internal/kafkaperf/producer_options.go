@@ -294,7 +294,7 @@ func (r *producerRelease) parseProducer(args []string, width int) (*javaopts.Nam
 // parseProducerOptions turns the command line into options; a command
 // line that ends the program early gives a *cli.Exit.
 func parseProducerOptions(args []string, width int, rel *producerRelease) (*producerOptions, error) {
-	ns, err := rel.parseProducer(jvmArgs(args), width)
+	ns, err := rel.parseProducer(jvm.Args(args), width)
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"os"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/perfclones/perfclones/internal/javaprops"
 	"github.com/perfclones/perfclones/internal/jvm"
@@ -80,22 +79,3 @@ func loadPropsFile(path string) (*javaprops.Properties, *propsFileError) {
 
 // malformedEscape is Properties.load's refusal of a bad \u escape.
 var malformedEscape = jvm.Exception{Class: "java.lang.IllegalArgumentException", Message: `Malformed \uxxxx encoding.`}
-
-// jvmArgs are the arguments as main(String[]) sees them: the JVM decodes
-// them as UTF-8 (the locale's charset here), so each byte that is not part
-// of a valid UTF-8 sequence becomes U+FFFD.
-func jvmArgs(args []string) []string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		if utf8.ValidString(a) {
-			out[i] = a
-			continue
-		}
-		var b strings.Builder
-		for _, r := range a { // an invalid byte yields RuneError, one byte long
-			b.WriteRune(r)
-		}
-		out[i] = b.String()
-	}
-	return out
-}

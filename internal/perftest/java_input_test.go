@@ -64,13 +64,3 @@ func TestJavaURIs(t *testing.T) {
 		}
 	}
 }
-
-func TestJavaArgs(t *testing.T) {
-	got := javaArgs([]string{"plain", "a\xffb", "\xff\xfe", "é"})
-	want := []string{"plain", "a\ufffdb", "\ufffd\ufffd", "é"}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Errorf("arg %d: %q, want %q", i, got[i], want[i])
-		}
-	}
-}

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/perfclones/perfclones/internal/cli"
+	"github.com/perfclones/perfclones/internal/jvm"
 )
 
 // This file is the top of the package: the tool as the binaries run it,
@@ -34,7 +34,7 @@ const classPrefix = "com.rabbitmq.perf."
 // Runjava is `perftest ARGS...` (PerfTest), or
 // `perftest com.rabbitmq.perf.CLASS ARGS...` as bin/runjava runs it.
 func Runjava(ctx context.Context, args []string, sys cli.IO) int {
-	args = javaArgs(args)
+	args = jvm.Args(args)
 	if len(args) > 0 && strings.HasPrefix(args[0], classPrefix) {
 		switch args[0] {
 		case classPrefix + "PerfTest":
@@ -49,24 +49,4 @@ func Runjava(ctx context.Context, args []string, sys cli.IO) int {
 		}
 	}
 	return Main(ctx, args, sys)
-}
-
-// javaArgs are the arguments as a JVM's main gets them: decoded as UTF-8,
-// each byte that is not part of a valid sequence becoming U+FFFD.
-func javaArgs(args []string) []string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		if utf8.ValidString(a) {
-			out[i] = a
-			continue
-		}
-		var b strings.Builder
-		for len(a) > 0 {
-			r, n := utf8.DecodeRuneInString(a)
-			b.WriteRune(r) // RuneError for an invalid byte
-			a = a[n:]
-		}
-		out[i] = b.String()
-	}
-	return out
 }

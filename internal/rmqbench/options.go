@@ -2,7 +2,6 @@ package rmqbench
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"github.com/perfclones/perfclones/internal/cli"
 	"github.com/perfclones/perfclones/internal/javaopts"
@@ -178,7 +177,7 @@ type parsed struct {
 // then the help, and exits 1.
 func parse(m *mode, d *diff, args []string) (*parsed, error) {
 	options := m.options(d)
-	tokens := jvmArgs(args)
+	tokens := jvm.Args(args)
 	var err error
 	if !d.DefaultParser {
 		tokens, err = posixTokens(options, tokens)
@@ -199,25 +198,6 @@ func parse(m *mode, d *diff, args []string) (*parsed, error) {
 		return nil, &cli.Exit{Code: 0, Stdout: help}
 	}
 	return &parsed{line: line}, nil
-}
-
-// jvmArgs are the arguments as main(String[]) sees them: the JVM decodes
-// them in the locale's charset (UTF-8 taken), so every byte that is not
-// part of a valid UTF-8 sequence becomes U+FFFD.
-func jvmArgs(args []string) []string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		if utf8.ValidString(a) {
-			out[i] = a
-			continue
-		}
-		var b strings.Builder
-		for _, r := range a { // an invalid byte yields RuneError, one byte long
-			b.WriteRune(r)
-		}
-		out[i] = b.String()
-	}
-	return out
 }
 
 // javaTrim is String.trim: it strips every char up to U+0020 from both
