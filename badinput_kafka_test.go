@@ -92,7 +92,10 @@ var (
 // kafkaBadOutcome is a run's outcome as the Kafka tables record it (see
 // the file comment).
 func (e kafkaBadEnv) outcome(code, stdout, stderr string, producer bool) badOutcome {
-	r := strings.NewReplacer(e.dir, "$DIR", e.topic, "$TOPIC")
+	// An empty --payload-file names the working directory, which is the
+	// checkout's and differs between machines: it is $CWD in the tables.
+	cwd, _ := os.Getwd()
+	r := strings.NewReplacer(e.dir, "$DIR", e.topic, "$TOPIC", cwd, "$CWD")
 	stdout, stderr = r.Replace(stdout), r.Replace(stderr)
 	var kept []string
 	for _, l := range strings.Split(stderr, "\n") {
