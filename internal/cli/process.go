@@ -31,6 +31,11 @@ func Interrupted(ctx context.Context) (code int, ok bool) {
 	return 0, false
 }
 
+// startProfile, set only in a build with the cpuprofile tag (profile.go),
+// starts a CPU profile and returns what ends and writes it. Release
+// builds have neither the hook nor runtime/pprof.
+var startProfile func() (stop func())
+
 // graceAfterSignal is how long a tool may take to stop and write its
 // result file after SIGINT or SIGTERM before the process ends regardless.
 const graceAfterSignal = 10 * time.Second
@@ -95,6 +100,10 @@ type Entry struct {
 // a tool that has not returned within graceAfterSignal, ends the process
 // at once with that code.
 func Process(tool Tool, args []string) {
+	stopProfile := func() {}
+	if startProfile != nil {
+		stopProfile = startProfile()
+	}
 	if len(tool.IgnoreSignals) > 0 {
 		signal.Ignore(tool.IgnoreSignals...)
 	}
@@ -110,9 +119,11 @@ func Process(tool Tool, args []string) {
 		case <-time.After(graceAfterSignal):
 			fmt.Fprintf(os.Stderr, "perfclones: still stopping %s after %s; exiting\n", cause, graceAfterSignal)
 		}
+		stopProfile()
 		os.Exit(cause.ExitCode())
 	}()
 	code := tool.Main(ctx, args, OS())
+	stopProfile()
 	var sig Signal
 	if tool.DiesBySignal && errors.As(context.Cause(ctx), &sig) {
 		signal.Reset(sig.Sig)
