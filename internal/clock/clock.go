@@ -12,16 +12,26 @@ import (
 // System.currentTimeMillis() and C's gettimeofday() are read by the
 // originals, but anchored once and advanced monotonically. Each run makes
 // its own (no package-level clock), so runs in one process do not share it.
-type Wall struct{ base time.Time }
+type Wall struct {
+	base   time.Time
+	baseNs int64 // base as Unix nanoseconds
+}
 
 // NewWall anchors a clock now.
-func NewWall() Wall { return Wall{base: time.Now()} }
+func NewWall() Wall {
+	now := time.Now()
+	return Wall{base: now, baseNs: now.UnixNano()}
+}
 
 // Ms is milliseconds since the Unix epoch.
 func (w Wall) Ms() int64 { return w.base.UnixMilli() + time.Since(w.base).Milliseconds() }
 
 // Time is the wall-clock time, monotonic since the anchor.
 func (w Wall) Time() time.Time { return w.base.Add(time.Since(w.base)) }
+
+// UnixNano is Time as nanoseconds since the Unix epoch, for hot paths: one
+// monotonic clock read and an addition, no time.Time to build.
+func (w Wall) UnixNano() int64 { return w.baseNs + int64(time.Since(w.base)) }
 
 // Sleep waits d or until ctx ends, whichever is first, and returns ctx's
 // error in the second case.

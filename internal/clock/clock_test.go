@@ -18,6 +18,19 @@ func TestWallAdvancesWithTheMonotonicClock(t *testing.T) {
 	}
 }
 
+func TestWallUnixNanoIsTimeInNanoseconds(t *testing.T) {
+	w := NewWall()
+	before := w.Time().UnixNano()
+	ns := w.UnixNano()
+	after := w.Time().UnixNano()
+	if ns < before || ns > after {
+		t.Fatalf("UnixNano %d outside [%d, %d] of Time", ns, before, after)
+	}
+	if ms := w.Ms(); ns/1e6 < ms-1 || ns/1e6 > ms+1 {
+		t.Fatalf("UnixNano %d is not near Ms %d", ns, ms)
+	}
+}
+
 func TestSleepEndsWithItsContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

@@ -59,9 +59,31 @@ type filePayloads struct {
 func (p *filePayloads) payload(int64) []byte { return p.values[p.rng.IntN(len(p.values))] }
 
 // monotonicPayloads is --payload-monotonic: the record index in decimal.
-type monotonicPayloads struct{}
+type monotonicPayloads struct{ text *decimalText }
 
-func (monotonicPayloads) payload(i int64) []byte { return strconv.AppendInt(nil, i, 10) }
+func (p monotonicPayloads) payload(i int64) []byte { return p.text.of(i) }
+
+// decimalText writes numbers in decimal into shared chunks, one allocation
+// per few thousand records instead of one each. Written text is never
+// written again, so a record may keep its slice until it is sent. A nil
+// decimalText allocates every number on its own.
+type decimalText struct{ chunk []byte }
+
+// decimalChunk is the size of a decimalText chunk; the longest int64 in
+// decimal, the sign included, is 20 bytes.
+const decimalChunk = 32 << 10
+
+func (d *decimalText) of(n int64) []byte {
+	if d == nil {
+		return strconv.AppendInt(nil, n, 10)
+	}
+	if cap(d.chunk)-len(d.chunk) < 20 {
+		d.chunk = make([]byte, 0, decimalChunk)
+	}
+	start := len(d.chunk)
+	d.chunk = strconv.AppendInt(d.chunk, n, 10)
+	return d.chunk[start:len(d.chunk):len(d.chunk)]
+}
 
 // readPayloadFile splits the file with the delimiter, a Java regex, as the
 // release does (tokens: javaStringSplit or javaScanner). It prints the
@@ -136,25 +158,25 @@ type nullKeys struct{}
 
 func (nullKeys) key(int64) []byte { return nil }
 
-type rangeKeys struct{ n int64 }
-
-func (k rangeKeys) key(i int64) []byte {
-	return strconv.AppendInt(nil, i%k.n, 10)
+type rangeKeys struct {
+	n    int64
+	text decimalText
 }
+
+func (k *rangeKeys) key(i int64) []byte { return k.text.of(i % k.n) }
 
 type randomKeys struct {
-	n   int64
-	rng *rand.Rand
+	n    int64
+	rng  *rand.Rand
+	text decimalText
 }
 
-func (k *randomKeys) key(int64) []byte {
-	return strconv.AppendInt(nil, k.rng.Int64N(k.n), 10)
-}
+func (k *randomKeys) key(int64) []byte { return k.text.of(k.rng.Int64N(k.n)) }
 
 func newKeySource(dist string, n int64, seed uint64) keySource {
 	switch dist {
 	case "range":
-		return rangeKeys{n: n}
+		return &rangeKeys{n: n}
 	case "random":
 		return &randomKeys{n: n, rng: rand.New(rand.NewPCG(seed, 1))}
 	}

@@ -86,12 +86,7 @@ func runProducer(ctx context.Context, o *producerOptions, rel *producerRelease, 
 	<-printed
 
 	// The result holds what was measured, also when a signal ended the run.
-	whole := run.whole.snapshot(wall.Ms())
-	var steady *sendSnapshot
-	if s := run.steady.Load(); s != nil {
-		snap := s.snapshot(wall.Ms())
-		steady = &snap
-	}
+	whole, steady := run.snapshots(wall.Ms())
 	tests, resErr := producerTests(run, whole, steady)
 	if ctx.Err() != nil {
 		// Java dies by the signal: nothing more is printed.

@@ -26,25 +26,27 @@ const (
 
 // sendStats is what ProducerPerformance's Stats counts: the whole run, or
 // the steady state after the warm-up records. Only the goroutine that
-// receives acknowledgements writes it (record); the printer reads the
-// window cuts it sends; the totals are read once the run is over.
+// receives acknowledgements writes it (record), under a lock that the
+// reader of the snapshot takes too; the printer reads the window cuts it
+// sends.
 type sendStats struct {
 	startMs  int64
-	start    time.Time // the same, monotonic: records sent from then on belong here
-	interval int64     // ms between window lines
+	startNs  int64 // the same in Unix nanoseconds: records sent from then on belong here
+	interval int64 // ms between window lines
 
 	// Totals of the successful sends, in Java's integer milliseconds.
-	count, bytes, totalLatency, maxLatency atomic.Int64
+	count, bytes, totalLatency, maxLatency int64
 	// hist holds every acknowledged send's latency in microseconds; rec
 	// is the acknowledging goroutine's recorder.
 	hist *latency.Histogram
 	rec  *latency.Recorder
 	// Java's sample of integer-ms latencies for the printed percentiles:
-	// every sampling-th successful completion.
-	sampling  int64
-	samples   []int32
-	nSamples  int
-	iteration int64
+	// every sampling-th successful completion, the first one included;
+	// untilSample counts the completions before the next kept one.
+	sampling    int64
+	samples     []int32
+	nSamples    int
+	untilSample int64
 
 	// window is the current reporting window, the acknowledging
 	// goroutine's alone; cut hands a finished one to the printer.
@@ -77,7 +79,7 @@ func newSendStats(numRecords, intervalMs int64, now time.Time, cuts chan<- windo
 	h := latency.New(histogramLowest, histogramHighest, histogramDigits)
 	return &sendStats{
 		startMs:  nowMs,
-		start:    now,
+		startNs:  now.UnixNano(),
 		interval: intervalMs,
 		hist:     h,
 		rec:      h.NewRecorder(),
@@ -131,10 +133,11 @@ type sendSnapshot struct {
 // printedPercentiles are the percentiles the final line prints.
 var printedPercentiles = []float64{0.5, 0.95, 0.99, 0.999}
 
-// snapshot reads the Stats once the run is over, at nowMs.
+// snapshot reads the Stats once the run is over, at nowMs, holding the
+// lock its writer holds.
 func (s *sendStats) snapshot(nowMs int64) sendSnapshot {
 	snap := sendSnapshot{
-		count: s.count.Load(), bytes: s.bytes.Load(), totalLatency: s.totalLatency.Load(), maxLatency: s.maxLatency.Load(),
+		count: s.count, bytes: s.bytes, totalLatency: s.totalLatency, maxLatency: s.maxLatency,
 		elapsedMs: nowMs - s.startMs,
 		latency:   s.hist.Snapshot(),
 	}

@@ -25,20 +25,24 @@ import (
 // milliseconds and in microseconds, its value bytes, and the time it was
 // acknowledged. When the window is over it is cut and handed to the
 // printer, so the window line follows the first ack after the window ends
-// as in Java, but is formatted elsewhere.
+// as in Java, but is formatted elsewhere. The caller holds the run's
+// statsMu.
 func (s *sendStats) record(latencyMs, latencyUs, bytes, nowMs int64) {
-	s.count.Add(1)
-	s.bytes.Add(bytes)
-	s.totalLatency.Add(latencyMs)
-	if latencyMs > s.maxLatency.Load() {
-		s.maxLatency.Store(latencyMs)
-	}
+	s.count++
+	s.bytes += bytes
+	s.totalLatency += latencyMs
+	s.maxLatency = max(s.maxLatency, latencyMs)
 	s.rec.Record(latencyUs)
-	if s.iteration%s.sampling == 0 && s.nSamples < len(s.samples) {
-		s.samples[s.nSamples] = int32(latencyMs)
-		s.nSamples++
+	// Java keeps completion number k when k % sampling == 0; counting
+	// down to the next kept one spares a division per ack.
+	if s.untilSample == 0 {
+		if s.nSamples < len(s.samples) {
+			s.samples[s.nSamples] = int32(latencyMs)
+			s.nSamples++
+		}
+		s.untilSample = s.sampling
 	}
-	s.iteration++
+	s.untilSample--
 	w := &s.window
 	w.count++
 	w.bytes += bytes
@@ -83,10 +87,16 @@ type producerRun struct {
 	completedAll chan struct{}
 	closeOnce    sync.Once
 	// statsMu orders the acks' recording against the final flush of the
-	// latency recorders: a run ended by its context flushes while late
-	// completions may still arrive. franz-go calls promises one at a time,
-	// so the lock is never contended on the ack path.
+	// latency recorders and the snapshots (snapshots): a run ended by its
+	// context flushes and reads the stats while late completions may still
+	// arrive. franz-go calls promises one at a time, so the lock is never
+	// contended on the ack path.
 	statsMu sync.Mutex
+
+	// records are kgo.Records whose promise has run, to be sent again: a
+	// record a run allocates per send is most of its garbage. franz-go
+	// reads nothing of a record once its promise has returned.
+	records sync.Pool
 
 	// errorsByClass counts failures by Java exception class; failures are
 	// rare, so a lock is fine here.
@@ -116,6 +126,9 @@ func (r *producerRun) run(ctx context.Context) error {
 	// never throttled. Starting the throttle's clock a millisecond early
 	// makes it apply from the first record, as Java's does.
 	throttler := throttle.New(plan.throughput, r.wall.Ms()-1, r.wall.Ms)
+	// One func value for every record: a method value made in the loop
+	// would be allocated per send.
+	promise := r.complete
 	txnStart := int64(0)
 	inTxn := false
 	var loopErr error
@@ -153,8 +166,8 @@ func (r *producerRun) run(ctx context.Context) error {
 			inTxn = true
 			txnStart = r.wall.Ms()
 		}
-		at := r.wall.Time()
-		start := at.UnixMilli()
+		atNs := r.wall.UnixNano()
+		start := atNs / 1e6
 		size := int64(len(key) + len(value))
 		serialized := size + recordOverhead
 		switch {
@@ -182,7 +195,14 @@ func (r *producerRun) run(ctx context.Context) error {
 		}
 		r.sent.Add(1)
 		r.outstanding.Add(size)
-		r.client.Produce(context.Background(), &kgo.Record{Key: key, Value: value, Timestamp: at}, r.complete)
+		rec, _ := r.records.Get().(*kgo.Record)
+		if rec == nil {
+			rec = new(kgo.Record)
+		}
+		// Java's send time, to the millisecond: franz-go truncates the
+		// timestamp so, and the latencies are measured from it.
+		*rec = kgo.Record{Key: key, Value: value, Timestamp: time.UnixMilli(start)}
+		r.client.Produce(context.Background(), rec, promise)
 		if plan.transactional && plan.transactionMs <= start-txnStart {
 			if err := r.commit(ctx); err != nil {
 				loopErr = err
@@ -223,6 +243,20 @@ func (r *producerRun) run(ctx context.Context) error {
 	return loopErr
 }
 
+// snapshots reads the whole run's stats and, after a warm-up, the steady
+// state's, at nowMs; late completions of a run its context ended wait
+// meanwhile.
+func (r *producerRun) snapshots(nowMs int64) (whole sendSnapshot, steady *sendSnapshot) {
+	r.statsMu.Lock()
+	defer r.statsMu.Unlock()
+	whole = r.whole.snapshot(nowMs)
+	if s := r.steady.Load(); s != nil {
+		snap := s.snapshot(nowMs)
+		steady = &snap
+	}
+	return whole, steady
+}
+
 // commit ends the transaction as Java's commitTransaction() does: every
 // record of it is flushed first.
 func (r *producerRun) commit(ctx context.Context) error {
@@ -258,13 +292,14 @@ func (r *producerRun) complete(rec *kgo.Record, err error) {
 	if err != nil {
 		r.fail(r.sendFailure(rec, err))
 	} else {
-		now := r.wall.Time()
-		nowMs := now.UnixMilli()
-		latMs, latUs := nowMs-rec.Timestamp.UnixMilli(), now.Sub(rec.Timestamp).Microseconds()
+		nowNs := r.wall.UnixNano()
+		nowMs := nowNs / 1e6
+		sentNs := rec.Timestamp.UnixNano()
+		latMs, latUs := nowMs-sentNs/1e6, (nowNs-sentNs)/1e3
 		bytes := int64(len(rec.Value))
 		r.statsMu.Lock()
 		r.whole.record(latMs, latUs, bytes, nowMs)
-		if s := r.steady.Load(); s != nil && !rec.Timestamp.Before(s.start) {
+		if s := r.steady.Load(); s != nil && sentNs >= s.startNs {
 			s.record(latMs, latUs, bytes, nowMs)
 		}
 		r.statsMu.Unlock()
@@ -280,6 +315,8 @@ func (r *producerRun) complete(rec *kgo.Record, err error) {
 		}
 	}
 	r.checkAllCompleted()
+	*rec = kgo.Record{} // the pool keeps no payload alive
+	r.records.Put(rec)
 }
 
 func (r *producerRun) checkAllCompleted() {
