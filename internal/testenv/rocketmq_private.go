@@ -201,15 +201,56 @@ func (r *PrivateRocketMQ) MaxOffsets(t testing.TB, topic string, queues int) int
 	return sum
 }
 
+// ConsumerOffsets is the sum over the topic's queues 0..queues-1 of the
+// offsets the broker holds for group (what the group's consumers
+// committed: the broker's count of the messages it delivered and saw
+// consumed). A queue the group never committed counts 0.
+func (r *PrivateRocketMQ) ConsumerOffsets(t testing.TB, group, topic string, queues int) int64 {
+	t.Helper()
+	var sum int64
+	for q := range queues {
+		code, ext, err := rmqCall(r.BrokerDirect, 14, map[string]string{"consumerGroup": group, "topic": topic, "queueId": strconv.Itoa(q)})
+		if err != nil {
+			t.Fatalf("rocketmq: consumer offset of %s on %s/%d: %v", group, topic, q, err)
+		}
+		if code == rmqQueryNotFound {
+			continue
+		}
+		n, err := strconv.ParseInt(ext["offset"], 10, 64)
+		if code != 0 || err != nil {
+			t.Fatalf("rocketmq: consumer offset of %s on %s/%d: code %d, offset %q", group, topic, q, code, ext["offset"])
+		}
+		sum += n
+	}
+	return sum
+}
+
+// rmqQueryNotFound is QUERY_NOT_FOUND: no offset for the group and queue.
+const rmqQueryNotFound = 22
+
 var rmqOpaque atomic.Int32
 
 // rmqRequest sends one request of RocketMQ's remoting protocol (JSON
 // headers) to addr and returns the reply's extFields; a reply code other
 // than 0 is an error.
 func rmqRequest(addr string, code int, ext map[string]string) (map[string]string, error) {
-	c, err := net.DialTimeout("tcp", addr, 3*time.Second)
+	rc, reply, err := rmqCall(addr, code, ext)
+	if err == nil && rc != 0 {
+		err = fmt.Errorf("code %d: %s", rc, reply["remark"])
+	}
 	if err != nil {
 		return nil, err
+	}
+	return reply, nil
+}
+
+// rmqCall is rmqRequest that returns the reply's code instead of failing
+// on one other than 0 (the remark is in the returned map as "remark"
+// when the code is not 0).
+func rmqCall(addr string, code int, ext map[string]string) (int, map[string]string, error) {
+	c, err := net.DialTimeout("tcp", addr, 3*time.Second)
+	if err != nil {
+		return 0, nil, err
 	}
 	defer c.Close()
 	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
@@ -219,26 +260,26 @@ func rmqRequest(addr string, code int, ext map[string]string) (map[string]string
 		"extFields": ext, "serializeTypeCurrentRPC": "JSON",
 	})
 	if err != nil {
-		return nil, err
+		return 0, nil, err
 	}
 	frame := make([]byte, 8, 8+len(hdr))
 	binary.BigEndian.PutUint32(frame, uint32(4+len(hdr)))
 	binary.BigEndian.PutUint32(frame[4:], uint32(len(hdr)))
 	if _, err := c.Write(append(frame, hdr...)); err != nil {
-		return nil, err
+		return 0, nil, err
 	}
 	var head [8]byte
 	if _, err := io.ReadFull(c, head[:]); err != nil {
-		return nil, err
+		return 0, nil, err
 	}
 	total := binary.BigEndian.Uint32(head[:4])
 	hlen := binary.BigEndian.Uint32(head[4:]) & 0xffffff
 	if total < 4+hlen || total > 64<<20 {
-		return nil, fmt.Errorf("bad reply frame (%d, %d)", total, hlen)
+		return 0, nil, fmt.Errorf("bad reply frame (%d, %d)", total, hlen)
 	}
 	rest := make([]byte, total-4)
 	if _, err := io.ReadFull(c, rest); err != nil {
-		return nil, err
+		return 0, nil, err
 	}
 	var reply struct {
 		Code      int               `json:"code"`
@@ -246,10 +287,10 @@ func rmqRequest(addr string, code int, ext map[string]string) (map[string]string
 		ExtFields map[string]string `json:"extFields"`
 	}
 	if err := json.Unmarshal(rest[:hlen], &reply); err != nil {
-		return nil, fmt.Errorf("reply header: %v", err)
+		return 0, nil, fmt.Errorf("reply header: %v", err)
 	}
 	if reply.Code != 0 {
-		return nil, fmt.Errorf("code %d: %s", reply.Code, reply.Remark)
+		reply.ExtFields = map[string]string{"remark": reply.Remark}
 	}
-	return reply.ExtFields, nil
+	return reply.Code, reply.ExtFields, nil
 }
