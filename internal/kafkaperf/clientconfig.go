@@ -93,8 +93,11 @@ type clientSettings struct {
 	tls                             *tls.Config   // SSL, SASL_SSL
 	saslMechanism, saslUser, saslPw string        // SASL_*: the mechanism's Java name
 	sasl                            sasl.Mechanism
-	hooks                           *clientHooks
-	warnings                        []string // stderr lines, in the Java client's log format
+	// produceLimiter, when set, dials the connections and keeps fewer
+	// produce requests in flight on each than franz-go would.
+	produceLimiter *produceLimiter
+	hooks          *clientHooks
+	warnings       []string // stderr lines, in the Java client's log format
 }
 
 func (s *clientSettings) get(key string) (string, bool) { return s.props.Get(key) }
@@ -233,13 +236,26 @@ func (s *clientSettings) options() []kgo.Opt {
 	if s.metadataMaxAge > 0 {
 		opts = append(opts, kgo.MetadataMaxAge(s.metadataMaxAge))
 	}
-	if s.tls != nil {
+	switch {
+	case s.produceLimiter != nil:
+		// It does TLS itself: franz-go takes a dialer or a TLS
+		// configuration, not both.
+		opts = append(opts, kgo.Dialer(s.produceLimiter.dial))
+	case s.tls != nil:
 		opts = append(opts, kgo.DialTLSConfig(s.tls))
 	}
 	if s.sasl != nil {
 		opts = append(opts, kgo.SASL(s.sasl))
 	}
 	return opts
+}
+
+// limitProduceInflight keeps at most n produce requests unanswered on each
+// connection, for max.in.flight.requests.per.connection below the 5
+// franz-go keeps with idempotence (without it franz-go takes the bound
+// itself, MaxProduceRequestsInflightPerBroker).
+func (s *clientSettings) limitProduceInflight(n int) {
+	s.produceLimiter = newProduceLimiter(n, max(s.dialTimeout, time.Millisecond), s.tls)
 }
 
 // applySecurity maps security.protocol, sasl.* and ssl.* settings.

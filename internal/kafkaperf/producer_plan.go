@@ -86,7 +86,7 @@ func newProducerPlan(o *producerOptions, rel *producerRelease, out, warn func(st
 		}
 		p.payloads = &filePayloads{values: values, rng: mrand.New(mrand.NewPCG(uint64(o.randomSeed), 0))}
 	case o.payloadMonotonic:
-		p.payloads = monotonicPayloads{text: new(decimalText)}
+		p.payloads = monotonicPayloads{}
 		largest = 20
 	}
 	for _, n := range o.notices {
@@ -350,6 +350,9 @@ func (s *clientSettings) applyProducer(pc *producerPlan, largestRecord int, rel 
 		pc.transactionalID = id
 	}
 	pc.idempotent = idempotent || pc.transactionalID != ""
+	if pc.idempotent && pc.inFlight < maxIdempotentInflight {
+		s.limitProduceInflight(int(pc.inFlight))
+	}
 	return nil
 }
 
@@ -395,7 +398,8 @@ func (p *producerPlan) producerClientOptions() []kgo.Opt {
 	}
 	if !p.idempotent {
 		// Without idempotence, max.in.flight.requests.per.connection
-		// requests per broker; with it franz-go keeps up to 5 (Java's bound).
+		// requests per broker; with it franz-go keeps up to 5 (Java's
+		// bound) and the client's connections hold it to fewer.
 		opts = append(opts, kgo.DisableIdempotentWrite(), kgo.MaxProduceRequestsInflightPerBroker(int(p.inFlight)))
 	}
 	if p.transactionalID != "" {
