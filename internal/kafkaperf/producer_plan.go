@@ -86,7 +86,7 @@ func newProducerPlan(o *producerOptions, rel *producerRelease, out, warn func(st
 		}
 		p.payloads = &filePayloads{values: values, rng: mrand.New(mrand.NewPCG(uint64(o.randomSeed), 0))}
 	case o.payloadMonotonic:
-		p.payloads = monotonicPayloads{}
+		p.payloads = monotonicPayloads{text: new(decimalText)}
 		largest = 20
 	}
 	for _, n := range o.notices {
