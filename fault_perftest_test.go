@@ -10,11 +10,12 @@ package perfclones_test
 // from the start, and the node's flow control (a tiny memory high
 // watermark for a few seconds, restored at once).
 //
-// A private RabbitMQ node is not used: Debian's rabbitmq-server boots in
-// 10-30 s here, longer on a loaded machine, which the suite's budget does
-// not allow.
+// The node itself killed and restarted, or paused, is a private node of
+// the test's own (testenv.StartPrivateRabbitMQ, 10-20 s to boot): there
+// the connections are lost for real and the queues that were not durable
+// are gone when the node comes back, so recovery has to declare them again.
 //
-// Every case publishes with confirms (-c) and no consumer into a queue of
+// Most cases publish with confirms (-c) and no consumer into a queue of
 // its own (-u, not auto-deleted), so the queue's depth is the broker's
 // own count of what it took. The result file's publish entry is what was
 // published (sent) and its confirm entry what the broker confirmed, with
@@ -23,9 +24,18 @@ package perfclones_test
 // most all that were sent (a publish may reach the queue after the
 // connection that carried it broke, or while its confirm is lost).
 //
-// PerfTest (with its default automatic recovery) goes on silently to -z
-// when a connection is lost; ours names the loss on stderr and ends at -z
-// with the summary, as PerfTest's run does, exit 0.
+// The consumer cases consume from a queue the test filled with exactly N
+// messages, with a prefetch of P (-q): at the end the queue holds D, and
+// the consumer received at least N-D (every message gone from the queue was
+// delivered and acknowledged) and at most N-D plus P for each fault (the
+// unacknowledged deliveries a lost connection gives back to the queue are
+// delivered again, and counted again, by PerfTest too).
+//
+// PerfTest (with its default automatic recovery) prints nothing at all
+// when a connection is lost, on stdout or stderr: it reconnects every -cri
+// seconds (5 by default), declares its exchange, queues and bindings
+// again, subscribes its consumers again, and goes on counting to -z, exit
+// 0. Ours does the same, and names the loss and the recovery on stderr.
 
 import (
 	"fmt"
@@ -83,7 +93,88 @@ func deleteQueue(uri, queue string) {
 	}
 }
 
+// fillQueue declares queue (durable, with persistent messages, or not)
+// on the node and puts exactly n confirmed messages of 12 bytes in it.
+func fillQueue(t *testing.T, uri, queue string, n int, durable bool) {
+	t.Helper()
+	conn, err := amqp.Dial(uri)
+	if err != nil {
+		t.Fatalf("dial %s: %v", uri, err)
+	}
+	defer conn.Close()
+	ch, err := conn.Channel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ch.QueueDeclare(queue, durable, false, false, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := ch.Confirm(false); err != nil {
+		t.Fatal(err)
+	}
+	msg := amqp.Publishing{Body: make([]byte, 12)}
+	if durable {
+		msg.DeliveryMode = amqp.Persistent
+	}
+	for i := 0; i < n; i++ {
+		dc, err := ch.PublishWithDeferredConfirm("", queue, false, false, msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == n-1 || i%500 == 499 {
+			if ok, err := dc.WaitContext(t.Context()); !ok || err != nil {
+				t.Fatalf("publish %d not confirmed: %v", i, err)
+			}
+		}
+	}
+}
+
+// testCounts are the result file's operations by test name, and the
+// ones of the intervals that ended after from (seconds into the run).
+func testCounts(r faultRun, from float64) (all, after map[string]int64, errs map[string]int64) {
+	all, after, errs = map[string]int64{}, map[string]int64{}, map[string]int64{}
+	if r.result == nil {
+		return
+	}
+	for _, tst := range r.result.Tests {
+		all[tst.Name] = tst.Counts.Operations
+		errs[tst.Name] = tst.Counts.Failed()
+		for _, iv := range tst.Intervals {
+			if iv.EndSeconds > from {
+				after[tst.Name] += iv.Operations
+			}
+		}
+	}
+	return
+}
+
 var perftestSummary = regexp.MustCompile(`(?m)^(id: \S+, )?sending rate avg: \d+ msg/s$`)
+
+// checkConsumerRun checks a consumer-only run (-z z) from queue, which
+// held n messages, with the given prefetch and number of faults: its
+// ending, and the consumed count against what the queue has left; it
+// must have consumed after `after` seconds, when the fault is over.
+func checkConsumerRun(t *testing.T, r faultRun, z int, fault, uri, queue string, n, prefetch, faults int, after float64) {
+	t.Helper()
+	if r.rc != 0 || !strings.Contains(r.stdout, "test stopped (Reached time limit)") || !perftestSummary.MatchString(r.stdout) {
+		t.Errorf("exit %d, want 0, the stop line and the summary:\n%s\nstderr:\n%s", r.rc, r.stdout, r.stderr)
+	}
+	if limit := time.Duration(z+3) * time.Second; r.elapsed < time.Duration(z)*time.Second || r.elapsed > limit {
+		t.Errorf("ended after %s, want -z %d s and at most %s", r.elapsed, z, limit)
+	}
+	all, late, _ := testCounts(r, after)
+	received := all["consume"]
+	depth := queueDepth(t, uri, queue)
+	gone := int64(n) - depth
+	if received < gone || received > gone+int64(prefetch*(faults+1)) {
+		t.Errorf("received %d; the queue went from %d to %d messages: want %d to %d", received, n, depth, gone, gone+int64(prefetch*(faults+1)))
+	}
+	if late["consume"] == 0 {
+		t.Errorf("nothing consumed after %.0f s (no recovery?)\nstdout:\n%s\nstderr:\n%s", after, r.stdout, r.stderr)
+	}
+	faultRow(t, "perftest", fault, r, faultCounts{sent: int64(n), acked: received,
+		server: fmt.Sprintf("depth %d, consumed %d (bound %d..%d)", depth, received, gone, gone+int64(prefetch*(faults+1)))})
+}
 
 func TestFaultPerfTest(t *testing.T) {
 	env := testenv.RabbitMQ(t)
@@ -193,6 +284,105 @@ func TestFaultPerfTest(t *testing.T) {
 				if _, err := p.AddToxic("fault", "timeout", "upstream", 1, toxiproxy.Attributes{"timeout": 0}); err != nil {
 					t.Error(err)
 				}
+			})
+		})
+		t.Run("consumer only, connections reset", func(t *testing.T) {
+			t.Parallel()
+			u, err := url.Parse(env.URI)
+			if err != nil {
+				t.Fatal(err)
+			}
+			proxy, addr := tox.Proxy(t, u.Host)
+			u.Host = addr
+			queue := fmt.Sprintf("perfclones-fault-consumer-reset-%d", os.Getpid())
+			deleteQueue(env.URI, queue)
+			t.Cleanup(func() { deleteQueue(env.URI, queue) })
+			const n, prefetch = 6000, 50
+			fillQueue(t, env.URI, queue, n, false)
+			// Reset for 1 s from 2 s on; the default -cri 5 reconnects at
+			// about 7 s, leaving 5 s to consume.
+			r := runFault(t, []string{bin, "-h", u.String(), "-u", queue, "-ad", "false", "-x", "0", "-y", "1",
+				"-q", fmt.Sprint(prefetch), "-R", "400", "-z", "12"}, []string{"PERFCLONES_PERFTEST_VERSION=2.22"}, 40*time.Second,
+				func(started time.Time) {
+					sleepUntil(started, 2*time.Second)
+					if _, err := proxy.AddToxic("fault", "reset_peer", "downstream", 1, toxiproxy.Attributes{"timeout": 0}); err != nil {
+						t.Error(err)
+					}
+					time.Sleep(time.Second)
+					if err := proxy.RemoveToxic("fault"); err != nil {
+						t.Error(err)
+					}
+				})
+			checkConsumerRun(t, r, 12, "consumer only: connections reset 1 s (reset_peer), then back", env.URI, queue, n, prefetch, 1, 8)
+		})
+		t.Run("private node", func(t *testing.T) {
+			t.Parallel()
+			node := testenv.StartPrivateRabbitMQ(t)
+			release := []string{"PERFCLONES_PERFTEST_VERSION=2.22"}
+			t.Run("consumer only, node paused", func(t *testing.T) {
+				const n, prefetch = 6000, 50
+				queue := "perfclones-fault-paused"
+				fillQueue(t, node.URI, queue, n, false)
+				// SIGSTOP for 4 s from 2 s on: no heartbeat is missed
+				// (the node's 60 s), nothing is lost, the run goes on.
+				r := runFault(t, []string{bin, "-h", node.URI, "-u", queue, "-ad", "false", "-x", "0", "-y", "1",
+					"-q", fmt.Sprint(prefetch), "-R", "400", "-z", "10"}, release, 40*time.Second,
+					func(started time.Time) {
+						sleepUntil(started, 2*time.Second)
+						node.Pause()
+						time.Sleep(4 * time.Second)
+						node.Resume()
+					})
+				checkConsumerRun(t, r, 10, "consumer only: node paused 4 s (SIGSTOP, SIGCONT)", node.URI, queue, n, prefetch, 0, 6.5)
+			})
+			t.Run("node killed and restarted", func(t *testing.T) {
+				// Producer and consumer, confirms, a durable queue and
+				// persistent messages (what was confirmed survives the
+				// crash); -cri 1 so that recovery follows the reboot.
+				const z, prefetch = 40, 50
+				queue := "perfclones-fault-killed"
+				var back time.Duration
+				r := runFault(t, []string{bin, "-h", node.URI, "-e", "perfclones-fault", "-u", queue, "-ad", "false", "-f", "persistent",
+					"-x", "1", "-y", "1", "-c", "100", "-q", fmt.Sprint(prefetch), "-r", "200", "-cri", "1", "-z", fmt.Sprint(z)}, release, 90*time.Second,
+					func(started time.Time) {
+						sleepUntil(started, 3*time.Second)
+						if err := node.Reboot(); err != nil {
+							t.Error(err)
+						}
+						back = time.Since(started)
+					})
+				if back > (z-6)*time.Second {
+					t.Fatalf("the node took until %s into the run to come back; -z %d leaves too little to check recovery", back, z)
+				}
+				if r.rc != 0 || !strings.Contains(r.stdout, "test stopped (Reached time limit)") || !perftestSummary.MatchString(r.stdout) {
+					t.Errorf("exit %d, want 0, the stop line and the summary:\n%s\nstderr:\n%s", r.rc, r.stdout, r.stderr)
+				}
+				if r.elapsed < z*time.Second || r.elapsed > (z+3)*time.Second {
+					t.Errorf("ended after %s, want -z %d s and at most 3 s more", r.elapsed, z)
+				}
+				if !strings.Contains(r.stderr, "perf-test-producer-0 recovered") || !strings.Contains(r.stderr, "perf-test-consumer-0 recovered") {
+					t.Errorf("stderr does not name the recoveries:\n%s", r.stderr)
+				}
+				// After the reboot (and a second for -cri) both go on.
+				all, late, errs := testCounts(r, back.Seconds()+2)
+				sent, confirmed, failed, received := all["publish"], all["confirm"], errs["confirm"], all["consume"]
+				if late["publish"] == 0 || late["consume"] == 0 {
+					t.Errorf("after the node came back at %s: %d published, %d consumed (no recovery?)\nstdout:\n%s\nstderr:\n%s",
+						back, late["publish"], late["consume"], r.stdout, r.stderr)
+				}
+				if sent == 0 || confirmed+failed != sent {
+					t.Errorf("result file: %d published, %d confirmed, %d nacked or unconfirmed", sent, confirmed, failed)
+				}
+				// Every confirmed message is still in the queue or was
+				// consumed; a delivery may be counted twice when its ack was
+				// lost in the crash or at the end (one prefetch each).
+				depth := queueDepth(t, node.URI, queue)
+				if depth+received < confirmed || depth+received > sent+2*prefetch {
+					t.Errorf("queue holds %d and %d were consumed: want %d confirmed to %d published (+%d)", depth, received, confirmed, sent, 2*prefetch)
+				}
+				faultRow(t, "perftest", fmt.Sprintf("node killed at 3 s, rebooted (back at %.0f s), -cri 1", back.Seconds()), r,
+					faultCounts{sent: sent, acked: confirmed, failed: failed,
+						server: fmt.Sprintf("depth %d + consumed %d (bound %d..%d)", depth, received, confirmed, sent+2*prefetch)})
 			})
 		})
 		t.Run("no recovery, connections reset", func(t *testing.T) {

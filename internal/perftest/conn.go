@@ -1,9 +1,19 @@
 package perftest
 
 import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
 	"net"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+
+	"github.com/perfclones/perfclones/internal/jvm"
 )
 
 // coalescingConn batches a connection's writes: amqp091-go writes and
@@ -95,4 +105,221 @@ func (c *coalescingConn) Close() error {
 	case <-time.After(time.Second):
 	}
 	return c.Conn.Close()
+}
+
+// recoveryDelay is -cri: the pause before each attempt to reconnect a lost
+// connection, min itself when fixed, otherwise drawn to the millisecond
+// from [min, max), as the Java client's delay handler draws it.
+type recoveryDelay struct{ min, max time.Duration }
+
+// defaultRecoveryDelay is the Java client's network recovery interval.
+var defaultRecoveryDelay = recoveryDelay{min: 5 * time.Second, max: 5 * time.Second}
+
+func (d recoveryDelay) next() time.Duration {
+	if d.max <= d.min {
+		return d.min
+	}
+	ms := int64((d.max - d.min) / time.Millisecond)
+	return d.min + time.Duration(rand.Int64N(ms))*time.Millisecond
+}
+
+// parseRecoveryInterval reads -cri: "N" seconds, or "A-B" for a random
+// delay from A up to B seconds (PerfTest adds one second to B, so that B
+// itself may be drawn). Blank is the default. The exception is what
+// PerfTest throws for a value it refuses.
+func parseRecoveryInterval(s string) (recoveryDelay, *jvm.Exception) {
+	s = strings.TrimFunc(s, func(r rune) bool { return r <= ' ' })
+	if s == "" {
+		return defaultRecoveryDelay, nil
+	}
+	lo, hi, ranged := strings.Cut(s, "-")
+	if !asciiDigits(lo) || (ranged && !asciiDigits(hi)) {
+		return recoveryDelay{}, &jvm.Exception{Class: "java.lang.IllegalArgumentException",
+			Message: "Incorrect argument for connection recovery interval. Must be e.g. 30 or 30-60."}
+	}
+	seconds := func(v string) (time.Duration, *jvm.Exception) {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return 0, &jvm.Exception{Class: "java.lang.NumberFormatException", Message: `For input string: "` + v + `"`}
+		}
+		// Java multiplies by 1000 in a long; beyond a Duration's range a
+		// delay is as good as forever.
+		if n > int64(math.MaxInt64/time.Second) {
+			return math.MaxInt64, nil
+		}
+		return time.Duration(n) * time.Second, nil
+	}
+	min, e := seconds(lo)
+	if e != nil {
+		return recoveryDelay{}, e
+	}
+	if !ranged {
+		return recoveryDelay{min: min, max: min}, nil
+	}
+	max, e := seconds(hi)
+	if e != nil {
+		return recoveryDelay{}, e
+	}
+	if max <= min {
+		return recoveryDelay{}, &jvm.Exception{Class: "java.lang.IllegalArgumentException", Message: "Wrong interval min-max values: " + s}
+	}
+	return recoveryDelay{min: min, max: max + time.Second}, nil
+}
+
+func asciiDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// recoveringConn is one of a run's connections with the Java client's
+// automatic recovery: when the connection is lost (closed by anything but
+// ourselves), it dials again after each delay until that succeeds or the
+// run ends, redeclares on the new connection what was registered with
+// redeclare (PerfTest's own topology recovery: the client's is off), and
+// only then hands the new connection to the agents waiting for it.
+type recoveringConn struct {
+	name  string
+	dial  func() (*amqp.Connection, error)
+	delay recoveryDelay
+	// notice writes our own line about a loss or a recovery (stderr).
+	notice func(string)
+
+	mu        sync.Mutex
+	conn      *amqp.Connection
+	replaced  chan struct{} // closed when conn is replaced or the run ends
+	closing   bool
+	redeclare []func(*amqp.Connection) error
+	stop      chan struct{}
+}
+
+// newRecoveringConn wraps a run's first connection; without recover (-dcr)
+// a loss is left to the agents, which end the run.
+func newRecoveringConn(name string, first *amqp.Connection, recover bool, dial func() (*amqp.Connection, error), delay recoveryDelay, notice func(string)) *recoveringConn {
+	rc := &recoveringConn{name: name, dial: dial, delay: delay, notice: notice,
+		conn: first, replaced: make(chan struct{}), stop: make(chan struct{})}
+	if recover {
+		go rc.watch(first)
+	}
+	return rc
+}
+
+// onRecovery registers what to declare again on every new connection.
+func (rc *recoveringConn) onRecovery(declare func(*amqp.Connection) error) {
+	rc.mu.Lock()
+	rc.redeclare = append(rc.redeclare, declare)
+	rc.mu.Unlock()
+}
+
+// current is the connection now, and a channel closed once it has been
+// replaced by a recovered one (or the run has ended).
+func (rc *recoveringConn) current() (*amqp.Connection, <-chan struct{}) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return rc.conn, rc.replaced
+}
+
+// recovered waits until the connection is no longer lost, returning the
+// new one; nil when ctx ends or the run closes first. poll > 0 looks only
+// every poll, as PerfTest's producers do (they sleep a second at a time
+// while their connection recovers).
+func (rc *recoveringConn) recovered(ctx context.Context, lost *amqp.Connection, poll time.Duration) *amqp.Connection {
+	for {
+		conn, replaced := rc.current()
+		if conn != lost {
+			return conn
+		}
+		if poll > 0 {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-rc.stop:
+				return nil
+			case <-time.After(poll):
+			}
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-rc.stop:
+			return nil
+		case <-replaced:
+		}
+	}
+}
+
+func (rc *recoveringConn) watch(conn *amqp.Connection) {
+	err, ok := <-conn.NotifyClose(make(chan *amqp.Error, 1))
+	if !ok || err == nil {
+		return // closed by us
+	}
+	rc.mu.Lock()
+	closing := rc.closing
+	rc.mu.Unlock()
+	if closing {
+		return
+	}
+	rc.notice(fmt.Sprintf("perfclones: connection %s lost (%s); reconnecting every %s, as the Java client does", rc.name, err.Error(), rc.delayText()))
+	go rc.reconnect()
+}
+
+func (rc *recoveringConn) delayText() string {
+	if rc.delay.max <= rc.delay.min {
+		return rc.delay.min.String()
+	}
+	return rc.delay.min.String() + " to " + (rc.delay.max - time.Second).String()
+}
+
+// reconnect is the Java client's recovery loop: wait, dial, repeat.
+func (rc *recoveringConn) reconnect() {
+	for attempt := 1; ; attempt++ {
+		select {
+		case <-rc.stop:
+			return
+		case <-time.After(rc.delay.next()):
+		}
+		conn, err := rc.dial()
+		if err != nil {
+			continue
+		}
+		rc.mu.Lock()
+		redeclare := append([]func(*amqp.Connection) error(nil), rc.redeclare...)
+		rc.mu.Unlock()
+		for _, declare := range redeclare {
+			// PerfTest logs a failed redeclaration and carries on.
+			if err := declare(conn); err != nil {
+				rc.notice(fmt.Sprintf("perfclones: connection %s: redeclaring after recovery: %v", rc.name, err))
+			}
+		}
+		rc.mu.Lock()
+		if rc.closing {
+			rc.mu.Unlock()
+			_ = conn.Close()
+			return
+		}
+		rc.conn = conn
+		close(rc.replaced)
+		rc.replaced = make(chan struct{})
+		rc.mu.Unlock()
+		rc.notice(fmt.Sprintf("perfclones: connection %s recovered (attempt %d)", rc.name, attempt))
+		go rc.watch(conn)
+		return
+	}
+}
+
+// shutDown ends recovery: the run is over.
+func (rc *recoveringConn) shutDown() {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if !rc.closing {
+		rc.closing = true
+		close(rc.stop)
+	}
 }

@@ -49,10 +49,11 @@ type options struct {
 	exclusive                          bool
 	quorum                             bool
 	nack, requeue                      bool
-	metricsFormat                      string  // "default" or "compact" (2.19+)
-	publishingInterval                 float64 // -P, seconds; 0 = off
-	exitWhen                           string  // -ew: "", "empty" or "idle"
-	disableRecovery                    bool    // -dcr
+	metricsFormat                      string        // "default" or "compact" (2.19+)
+	publishingInterval                 float64       // -P, seconds; 0 = off
+	exitWhen                           string        // -ew: "", "empty" or "idle"
+	disableRecovery                    bool          // -dcr
+	recoveryDelay                      recoveryDelay // -cri
 	shutdownTimeout                    int
 	serversStartupTimeout              int // -sst, seconds; <= 0 = fail at once
 	// ignored lists options given that this clone parses but does not act
@@ -319,6 +320,12 @@ func readOptions(d *diff, c *commandLine) (*options, error) {
 	if err != nil {
 		return nil, err
 	}
+	// PerfTest reads -cri right after -M, -b and -i, whether or not
+	// recovery is on.
+	var cri *jvm.Exception
+	if o.recoveryDelay, cri = parseRecoveryInterval(c.str("cri", "")); cri != nil {
+		return nil, &javaThrow{*cri}
+	}
 	if v := c.str("P", ""); v != "" {
 		if msg := checkPublishingInterval(v); msg != "" {
 			return nil, validation(d, false, "Invalid value for --publishing-interval: "+msg)
@@ -446,7 +453,7 @@ func readOptions(d *diff, c *commandLine) (*options, error) {
 		}
 	}
 	for _, key := range []string{"po", "B", "jb", "niot", "niotp", "mp", "rkcs", "prsd", "pst", "ca", "sni", "se", "udsc",
-		"cri", "hst", "ctp", "pi", "T", "sul", "bfc", "bc",
+		"hst", "ctp", "pi", "T", "sul", "bfc", "bc",
 		// 2.19+ options
 		"mlb", "smssb", "ll", "ma", "sco", "csd", "em", "ei", "isn", "ist", "o2uri", "o2id", "o2sec", "o2gr", "o2p",
 		"verbose", "verbose-full", "cal", "tsbs", "trbs", "tnd"} {

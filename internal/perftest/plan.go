@@ -64,6 +64,8 @@ type plan struct {
 	// recovery is the Java client's automatic connection recovery (on
 	// unless -dcr): a lost connection does not end the run.
 	recovery bool
+	// recoveryDelay is -cri, the pause before each reconnection attempt.
+	recoveryDelay recoveryDelay
 }
 
 type queueSettings struct {
@@ -150,6 +152,7 @@ func buildPlan(rel *diff, o *options, id string) *plan {
 		compact:         o.metricsFormat == "compact",
 		csvPath:         o.outputFile,
 		recovery:        !o.disableRecovery,
+		recoveryDelay:   o.recoveryDelay,
 		consumerConns:   max(o.consumers, 0),
 		producerConns:   max(o.producers, 0),
 	}

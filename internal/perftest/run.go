@@ -123,6 +123,11 @@ type runner struct {
 	// fatal is the first error that ends the run from a worker.
 	fatal   atomic.Pointer[error]
 	started chan struct{}
+
+	// recovering are the connections that reconnect when lost; closing
+	// is set when the run ends, so that no new connection outlives it.
+	recovering []*recoveringConn
+	closing    bool
 }
 
 func (r *runner) finish() { r.doneOnce.Do(func() { close(r.done) }) }
@@ -136,20 +141,17 @@ func (r *runner) reachedLimit(reason string) {
 	}
 }
 
-// lost is an agent's connection going away. Without recovery (-dcr) it
-// ends the run with the agent's reason, as PerfTest's does. With
-// recovery, PerfTest stays silent and keeps running (until -z); this
-// clone does not reconnect: it names the loss on stderr, and ends the
-// run with the summary at once when there is no time limit to wait for.
+// lost is an agent's channel going away for good: without recovery
+// (-dcr) that ends the run with the agent's reason, as PerfTest's does;
+// with recovery, a channel whose connection is still open (a channel
+// error, a cancel) is not recovered, by PerfTest either: the agent stops
+// and the run goes on.
 func (r *runner) lost(reason string, err error) {
 	if !r.p.recovery {
 		r.fail(reason, err)
 		return
 	}
-	r.stderr("perfclones: connection lost (" + err.Error() + "); PerfTest would recover it, perftest does not reconnect")
-	if r.p.timeLimit <= 0 {
-		r.finish()
-	}
+	r.stderr("perfclones: " + reason + ": " + err.Error() + "; the connection is open, so nothing is recovered")
 }
 
 func (r *runner) fail(reason string, err error) {
@@ -192,10 +194,29 @@ func (r *runner) dial(name string, index int) (*amqp.Connection, error) {
 		return nil, err
 	}
 	r.mu.Lock()
+	if r.closing {
+		r.mu.Unlock()
+		_ = conn.Close()
+		return nil, net.ErrClosed
+	}
 	r.conns = append(r.conns, conn)
 	r.mu.Unlock()
 	r.watchBlocked(name, conn)
 	return conn, nil
+}
+
+// connect dials one named connection that, unless -dcr, the Java client
+// would recover: a lost one is dialled again every -cri.
+func (r *runner) connect(name string, index int) (*recoveringConn, error) {
+	conn, err := r.dial(name, index)
+	if err != nil {
+		return nil, err
+	}
+	rc := newRecoveringConn(name, conn, r.p.recovery, func() (*amqp.Connection, error) { return r.dial(name, index) }, r.p.recoveryDelay, r.stderr)
+	r.mu.Lock()
+	r.recovering = append(r.recovering, rc)
+	r.mu.Unlock()
+	return rc, nil
 }
 
 // watchBlocked reports RabbitMQ's flow control (connection.blocked and
@@ -222,9 +243,14 @@ func (r *runner) watchBlocked(name string, conn *amqp.Connection) {
 
 func (r *runner) closeAll() {
 	r.mu.Lock()
+	r.closing = true
 	conns := r.conns
 	r.conns = nil
+	recovering := r.recovering
 	r.mu.Unlock()
+	for _, rc := range recovering {
+		rc.shutDown()
+	}
 	var wg sync.WaitGroup
 	for _, c := range conns {
 		wg.Add(1)
@@ -360,10 +386,11 @@ func (r *runner) setUp(ctx context.Context, out func(string)) (agents []func(con
 		// PerfTest sizes its consumer array first.
 		return nil, &javaThrow{jvm.Exception{Class: "java.lang.NegativeArraySizeException", Message: strconv.Itoa(p.consumerCount)}}
 	}
-	conf, err := r.dial("perf-test-configuration-0", 0)
+	confConn, err := r.connect("perf-test-configuration-0", 0)
 	if err != nil {
 		return nil, err
 	}
+	conf, _ := confConn.current()
 	ch, err := conf.Channel()
 	if err != nil {
 		return nil, err
@@ -386,6 +413,23 @@ func (r *runner) setUp(ctx context.Context, out func(string)) (agents []func(con
 		}
 	}
 	_ = ch.Close()
+	// What the configuration connection declared, it declares again when
+	// it recovers (PerfTest's topology recording).
+	confConn.onRecovery(func(conn *amqp.Connection) error {
+		ch, err := conn.Channel()
+		if err != nil {
+			return err
+		}
+		if ch, err = r.declareExchange(conn, ch); err != nil {
+			return err
+		}
+		for _, b := range p.upfront {
+			if ch, err = r.declareQueue(conn, ch, b); err != nil {
+				return err
+			}
+		}
+		return ch.Close()
+	})
 	// Consumers first, then producers, as PerfTest starts them.
 	byConn := map[int][]consumerPlan{}
 	for _, cp := range p.consumers {
@@ -393,7 +437,7 @@ func (r *runner) setUp(ctx context.Context, out func(string)) (agents []func(con
 	}
 	for c := 0; c < p.consumerConns; c++ {
 		out(fmt.Sprintf("id: %s, starting consumer #%d", p.id, c))
-		conn, err := r.dial(fmt.Sprintf("perf-test-consumer-%d", c), c)
+		conn, err := r.connect(fmt.Sprintf("perf-test-consumer-%d", c), c)
 		if err != nil {
 			return nil, err
 		}
@@ -427,7 +471,7 @@ func (r *runner) setUp(ctx context.Context, out func(string)) (agents []func(con
 	}
 	for c := 0; c < p.producerConns; c++ {
 		out(fmt.Sprintf("id: %s, starting producer #%d", p.id, c))
-		conn, err := r.dial(fmt.Sprintf("perf-test-producer-%d", c), c)
+		conn, err := r.connect(fmt.Sprintf("perf-test-producer-%d", c), c)
 		if err != nil {
 			return nil, err
 		}
@@ -445,7 +489,28 @@ func (r *runner) setUp(ctx context.Context, out func(string)) (agents []func(con
 
 // newConsumer subscribes one consumer channel; the agent it returns
 // handles deliveries until ctx ends or its message limit is reached.
-func (r *runner) newConsumer(conn *amqp.Connection, cp consumerPlan) (func(context.Context), error) {
+func (r *runner) newConsumer(rc *recoveringConn, cp consumerPlan) (func(context.Context), error) {
+	conn, _ := rc.current()
+	sub, err := r.subscribe(conn, cp)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) { r.consume(ctx, rc, cp, sub) }, nil
+}
+
+// subscription is a consumer channel on one connection, made again on
+// the recovered connection after a loss.
+type subscription struct {
+	conn       *amqp.Connection
+	ch         *amqp.Channel
+	queues     []string // server-named ones get new names on every subscription
+	deliveries <-chan amqp.Delivery
+	closed     chan *amqp.Error
+}
+
+// subscribe declares the consumer channel's queues and bindings and
+// subscribes to them, as PerfTest does at start and on recovery.
+func (r *runner) subscribe(conn *amqp.Connection, cp consumerPlan) (*subscription, error) {
 	ch, err := conn.Channel()
 	if err != nil {
 		return nil, err
@@ -508,44 +573,84 @@ func (r *runner) newConsumer(conn *amqp.Connection, cp consumerPlan) (func(conte
 		}
 	}
 	closed := ch.NotifyClose(make(chan *amqp.Error, 1))
-	cp.queues = queues
-	return func(ctx context.Context) { r.consume(ctx, conn, cp, ch, merged, closed) }, nil
+	return &subscription{conn: conn, ch: ch, queues: queues, deliveries: merged, closed: closed}, nil
 }
 
-func (r *runner) consume(ctx context.Context, conn *amqp.Connection, cp consumerPlan, ch *amqp.Channel, deliveries <-chan amqp.Delivery, closed chan *amqp.Error) {
+// resubscribe waits for the consumer's connection to come back and
+// subscribes again on it; nil when the run ends first.
+func (r *runner) resubscribe(ctx context.Context, rc *recoveringConn, cp consumerPlan, lost *amqp.Connection) *subscription {
+	for {
+		conn := rc.recovered(ctx, lost, 0)
+		if conn == nil {
+			return nil
+		}
+		sub, err := r.subscribe(conn, cp)
+		if err == nil {
+			return sub
+		}
+		if !conn.IsClosed() {
+			r.stderr("perfclones: a consumer could not subscribe again after recovery: " + err.Error())
+		}
+		lost = conn
+	}
+}
+
+// channelError is why a channel closed, when amqp091 says so in time.
+func channelError(closed chan *amqp.Error, fallback string) error {
+	select {
+	case e, ok := <-closed:
+		if ok && e != nil {
+			return e
+		}
+	case <-time.After(100 * time.Millisecond):
+	}
+	return errors.New(fallback)
+}
+
+func (r *runner) consume(ctx context.Context, rc *recoveringConn, cp consumerPlan, sub *subscription) {
 	c := r.c
 	var lastDelivery atomic.Int64
 	lastDelivery.Store(time.Now().UnixNano())
+	var current atomic.Pointer[subscription]
+	current.Store(sub)
 	if cp.exitWhen != "" {
-		go r.watchExit(ctx, conn, cp, &lastDelivery)
+		go r.watchExit(ctx, cp, &current, &lastDelivery)
 	}
 	interval := c.consumeInterval.NewRecorder()
 	total := c.consumeTotal.NewRecorder()
 	defer interval.Flush()
 	defer total.Flush()
 	var count, sinceAck int
+	// The -R schedule counts from base (delivery baseCount on); a
+	// recovery moves it, as a token bucket allows one second's burst.
 	start := time.Now()
+	base, baseCount := start, 0
 	for {
 		var d amqp.Delivery
 		var ok bool
 		select {
 		case <-ctx.Done():
 			return
-		case d, ok = <-deliveries:
+		case d, ok = <-sub.deliveries:
 		}
 		if !ok {
-			if ctx.Err() == nil {
-				err := errors.New("consumer channel closed")
-				select {
-				case e, ok := <-closed:
-					if ok && e != nil {
-						err = e
-					}
-				case <-time.After(100 * time.Millisecond):
-				}
-				r.lost("Consumer shut down", err)
+			if ctx.Err() != nil {
+				return
 			}
-			return
+			err := channelError(sub.closed, "consumer channel closed")
+			if !r.p.recovery || !sub.conn.IsClosed() {
+				r.lost("Consumer shut down", err)
+				return
+			}
+			// PerfTest's consumer subscribes again once its connection
+			// has recovered; its multiple-ack count starts over.
+			if sub = r.resubscribe(ctx, rc, cp, sub.conn); sub == nil {
+				return
+			}
+			current.Store(sub)
+			sinceAck = 0
+			base, baseCount = time.Now().Add(-time.Second), count
+			continue
 		}
 		if cp.msgCount > 0 && count >= cp.msgCount {
 			continue // past -D: neither counted nor acknowledged
@@ -591,11 +696,11 @@ func (r *runner) consume(ctx context.Context, conn *amqp.Connection, cp consumer
 				sinceAck = 0
 			}
 			if cp.txSize > 0 && count%cp.txSize == 0 {
-				_ = ch.TxCommit()
+				_ = sub.ch.TxCommit()
 			}
 		}
 		if cp.rate > 0 {
-			due := start.Add(time.Duration(float64(count) / cp.rate * float64(time.Second)))
+			due := base.Add(time.Duration(float64(count-baseCount) / cp.rate * float64(time.Second)))
 			if wait := time.Until(due); wait > 0 {
 				_ = clock.Sleep(ctx, wait)
 			}
@@ -609,7 +714,7 @@ func (r *runner) consume(ctx context.Context, conn *amqp.Connection, cp consumer
 // watchExit is -ew: from 2 s on, every second, a consumer that had no
 // delivery for more than a second is idle; "empty" also wants its queues
 // to hold no message. Either ends that consumer's part of the run.
-func (r *runner) watchExit(ctx context.Context, conn *amqp.Connection, cp consumerPlan, last *atomic.Int64) {
+func (r *runner) watchExit(ctx context.Context, cp consumerPlan, current *atomic.Pointer[subscription], last *atomic.Int64) {
 	if clock.Sleep(ctx, 2*time.Second) != nil {
 		return
 	}
@@ -619,7 +724,7 @@ func (r *runner) watchExit(ctx context.Context, conn *amqp.Connection, cp consum
 				r.reachedLimit("Consumer is idle for more than 1 second")
 				return
 			}
-			if r.queuesEmpty(conn, cp.queues) {
+			if sub := current.Load(); r.queuesEmpty(sub.conn, sub.queues) {
 				r.reachedLimit("Consumer queue(s) empty")
 				return
 			}
@@ -657,7 +762,27 @@ func pause(d time.Duration) {
 
 // newProducer opens one producer channel; its agent publishes until ctx
 // ends or its message count is reached.
-func (r *runner) newProducer(conn *amqp.Connection, pp producerPlan) (func(context.Context), error) {
+func (r *runner) newProducer(rc *recoveringConn, pp producerPlan) (func(context.Context), error) {
+	conn, _ := rc.current()
+	pub, err := r.openPublisher(conn, pp)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) { r.produce(ctx, rc, pp, pub) }, nil
+}
+
+// publisher is a producer channel on one connection, opened again on the
+// recovered connection after a loss.
+type publisher struct {
+	conn     *amqp.Connection
+	ch       *amqp.Channel
+	confirms chan amqp.Confirmation // nil without confirms
+	closed   chan *amqp.Error
+}
+
+// openPublisher declares the exchange (unless told not to) and puts the
+// channel in confirm or transaction mode, as at start and on recovery.
+func (r *runner) openPublisher(conn *amqp.Connection, pp producerPlan) (*publisher, error) {
 	ch, err := conn.Channel()
 	if err != nil {
 		return nil, err
@@ -692,10 +817,32 @@ func (r *runner) newProducer(conn *amqp.Connection, pp producerPlan) (func(conte
 		}
 	}
 	closed := ch.NotifyClose(make(chan *amqp.Error, 1))
-	return func(ctx context.Context) { r.produce(ctx, pp, ch, confirms, closed) }, nil
+	return &publisher{conn: conn, ch: ch, confirms: confirms, closed: closed}, nil
 }
 
-func (r *runner) produce(ctx context.Context, pp producerPlan, ch *amqp.Channel, confirms chan amqp.Confirmation, closed chan *amqp.Error) {
+// reopen waits for the producer's connection to come back and opens the
+// channel again on it; nil when ctx ends or the run closes first. poll is
+// how often to look (PerfTest's producer sleeps a second at a time while
+// its connection recovers; one waiting for a confirm slot is let go as
+// soon as recovery resets its window).
+func (r *runner) reopen(ctx context.Context, rc *recoveringConn, pp producerPlan, lost *amqp.Connection, poll time.Duration) *publisher {
+	for {
+		conn := rc.recovered(ctx, lost, poll)
+		if conn == nil {
+			return nil
+		}
+		pub, err := r.openPublisher(conn, pp)
+		if err == nil {
+			return pub
+		}
+		if !conn.IsClosed() {
+			r.stderr("perfclones: a producer could not open its channel again after recovery: " + err.Error())
+		}
+		lost = conn
+	}
+}
+
+func (r *runner) produce(ctx context.Context, rc *recoveringConn, pp producerPlan, pub *publisher) {
 	c := r.c
 	size := max(pp.size, 12)
 	body := make([]byte, size)
@@ -706,14 +853,20 @@ func (r *runner) produce(ctx context.Context, pp producerPlan, ch *amqp.Channel,
 	// The confirm window: a slot per unconfirmed message, and the publish
 	// time of each (by delivery tag) for the confirm latency.
 	var window chan struct{}
+	if pp.confirm > 0 {
+		window = make(chan struct{}, pp.confirm)
+	}
 	var sent sync.Map
-	confirmDone := make(chan struct{})
-	if confirms != nil {
-		if pp.confirm > 0 {
-			window = make(chan struct{}, pp.confirm)
+	// trackConfirms counts one channel's confirms until amqp091 closes
+	// its confirm channel (the channel is closed or lost).
+	trackConfirms := func(confirms chan amqp.Confirmation) chan struct{} {
+		done := make(chan struct{})
+		if confirms == nil {
+			close(done)
+			return done
 		}
 		go func() {
-			defer close(confirmDone)
+			defer close(done)
 			rec := c.confirmInterval.NewRecorder()
 			tot := c.confirmTotal.NewRecorder()
 			defer rec.Flush()
@@ -737,27 +890,79 @@ func (r *runner) produce(ctx context.Context, pp producerPlan, ch *amqp.Channel,
 				}
 			}
 		}()
-	} else {
-		close(confirmDone)
+		return done
 	}
+	confirmDone := trackConfirms(pub.confirms)
 	if pp.rate == 0 {
 		<-ctx.Done()
 		return
 	}
 	start := time.Now()
+	// The rate's schedule counts from base (message baseN on); recovery
+	// moves it, as a token bucket allows one second's burst after a pause.
+	base, baseN := start, 0
 	var tag uint64
+	// recovered reports whether the channel is open again after a loss:
+	// without recovery, or when the channel closed on a connection that
+	// is still open, the producer ends with reason as PerfTest's does.
+	recovered := func(reason string, err error, n int, poll time.Duration, waitCtx context.Context) bool {
+		if !r.p.recovery || !pub.conn.IsClosed() {
+			r.lost(reason, err)
+			return false
+		}
+		next := r.reopen(waitCtx, rc, pp, pub.conn, poll)
+		if next == nil {
+			return false
+		}
+		// Recovery resets the confirm window: what was unconfirmed on the
+		// lost channel never will be; the new channel's tags start at 1.
+		select {
+		case <-confirmDone:
+		case <-ctx.Done():
+			return false
+		}
+		sent.Clear()
+		tag = 0
+		for len(window) > 0 {
+			<-window
+		}
+		pub = next
+		confirmDone = trackConfirms(pub.confirms)
+		base, baseN = time.Now().Add(-time.Second), n
+		return true
+	}
 	for n := 0; pp.msgCount == 0 || n < pp.msgCount; n++ {
 		if ctx.Err() != nil {
 			return
 		}
 		if window != nil {
-			select {
-			case window <- struct{}{}:
-			case <-ctx.Done():
-				return
-			case <-time.After(pp.confirmWait):
-				r.fail("Waiting for publisher confirms for too long", errors.New("confirm timeout"))
-				return
+			deadline := time.Now().Add(pp.confirmWait)
+		slot:
+			for {
+				select {
+				case window <- struct{}{}:
+					break slot
+				case <-ctx.Done():
+					return
+				case <-time.After(time.Until(deadline)):
+					r.fail("Waiting for publisher confirms for too long", errors.New("confirm timeout"))
+					return
+				case e := <-pub.closed:
+					// The wait goes on through recovery, within -ct.
+					err := errors.New("producer channel closed")
+					if e != nil {
+						err = e
+					}
+					waitCtx, cancel := context.WithDeadline(ctx, deadline)
+					ok := recovered("Error in producer ("+err.Error()+")", err, n, 0, waitCtx)
+					cancel()
+					if !ok {
+						if ctx.Err() == nil && r.p.recovery && time.Now().After(deadline) {
+							r.fail("Waiting for publisher confirms for too long", errors.New("confirm timeout"))
+						}
+						return
+					}
+				}
 			}
 		}
 		binary.BigEndian.PutUint32(body[0:4], uint32(n))
@@ -771,23 +976,38 @@ func (r *runner) produce(ctx context.Context, pp producerPlan, ch *amqp.Channel,
 		if pp.randomKey {
 			key = newUUID()
 		}
-		if confirms != nil {
+		if pub.confirms != nil {
 			tag++
 			sent.Store(tag, now)
 		}
-		if err := ch.PublishWithContext(ctx, pp.exchange, key, pp.mandatory, false, msg); err != nil {
+		if err := pub.ch.PublishWithContext(ctx, pp.exchange, key, pp.mandatory, false, msg); err != nil {
 			if ctx.Err() != nil {
 				return
 			}
-			r.lost("Error in producer ("+err.Error()+")", err)
-			return
+			// Not sent: the same message goes on the recovered channel.
+			if pub.confirms != nil {
+				sent.Delete(tag)
+				tag--
+			}
+			if window != nil {
+				select {
+				case <-window:
+				default:
+				}
+			}
+			if !recovered("Error in producer ("+err.Error()+")", err, n, time.Second, ctx) {
+				return
+			}
+			n--
+			continue
 		}
 		c.published.Add(1)
 		c.publishedBytes.Add(int64(size))
 		if pp.txSize > 0 && (n+1)%pp.txSize == 0 {
-			if err := ch.TxCommit(); err != nil && ctx.Err() == nil {
-				r.lost("Error in producer ("+err.Error()+")", err)
-				return
+			if err := pub.ch.TxCommit(); err != nil && ctx.Err() == nil {
+				if !recovered("Error in producer ("+err.Error()+")", err, n+1, time.Second, ctx) {
+					return
+				}
 			}
 		}
 		if pp.every > 0 {
@@ -798,7 +1018,7 @@ func (r *runner) produce(ctx context.Context, pp producerPlan, ch *amqp.Channel,
 			continue
 		}
 		if pp.rate > 0 {
-			due := start.Add(time.Duration(float64(n+1) / pp.rate * float64(time.Second)))
+			due := base.Add(time.Duration(float64(n+1-baseN) / pp.rate * float64(time.Second)))
 			if wait := time.Until(due); wait > 0 {
 				if clock.Sleep(ctx, wait) != nil {
 					return
