@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,6 +35,23 @@ func quietLogs(getenv func(string) string) {
 }
 
 var quietOnce sync.Once
+
+// gcPercent is the collector's target when GOGC is not set. The live heap
+// of a run is a few MB (routes, tables, histograms) while every send
+// leaves about 5 KB of garbage in some 90 objects, nearly all of it the
+// client's (the JSON request and reply headers and their maps, the reply
+// future, the send context), so at Go's default of 100 the collector runs
+// several times a second and costs 2-3 us of CPU per message; at 400 it
+// runs a quarter as often for about 10 MB more resident memory.
+const gcPercent = 400
+
+// relaxGC sets the collector's target to gcPercent unless GOGC chooses
+// one.
+func relaxGC(getenv func(string) string) {
+	if strings.TrimSpace(getenv("GOGC")) == "" {
+		debug.SetGCPercent(gcPercent)
+	}
+}
 
 type silentLogger struct{}
 

@@ -3,6 +3,7 @@ package rmqbench
 import (
 	"bytes"
 	"context"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -82,5 +83,26 @@ func TestMainNoNameServer(t *testing.T) {
 	code, out, errOut = runMain(t, nil, "producer", "-q", "10", "-w", "2")
 	if code != 0 || !strings.HasSuffix(out, "[Complete] Send Total: 10 Send Failed: 10 Response Failed: 0\n") || errOut != "" {
 		t.Errorf("no address: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// The producers raise the collector's target unless GOGC is set; the
+// consumer keeps Go's default.
+func TestRelaxGC(t *testing.T) {
+	prev := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(prev)
+	relaxGC(cli.Env(map[string]string{"GOGC": "50"}))
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("with GOGC set: target %d, want it left alone", got)
+	}
+	relaxGC(cli.Env(nil))
+	if got := debug.SetGCPercent(100); got != gcPercent {
+		t.Errorf("without GOGC: target %d, want %d", got, gcPercent)
+	}
+	if code, _, _ := runMain(t, nil, "consumer", "-n", "127.0.0.1:1"); code != 1 {
+		t.Errorf("consumer without a name server: exit %d", code)
+	}
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("after a consumer run: target %d, want 100", got)
 	}
 }
