@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -29,6 +30,9 @@ func main() {
 	quantity := flag.Int64("q", 200000, "messages")
 	flag.Parse()
 	rlog.SetLogLevel("fatal")
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400) // as rocketmq-benchmark sets it
+	}
 	p, err := rocketmq.NewProducer(
 		producer.WithNameServer(strings.Split(*namesrv, ";")),
 		producer.WithGroupName("bench_client"),
