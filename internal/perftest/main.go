@@ -7,6 +7,7 @@ package perftest
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -236,6 +237,12 @@ func mainRun(ctx context.Context, d *diff, args []string, sys cli.IO, run *resul
 			break
 		}
 	}
+	if o.nioErr != nil {
+		return cli.Finish(sys, mainThreadException(d, jvm.Exception{Class: "java.lang.NumberFormatException", Message: o.nioErr.(*numberError).msg}, false, logTime))
+	}
+	if e := nioSettings(o.nioThreads, o.nioPool); e != nil {
+		return cli.Finish(sys, mainThreadException(d, *e, false, logTime))
+	}
 	var csv *lineout.Writer
 	if p.csvPath != "" {
 		_ = os.Remove(p.csvPath)
@@ -264,6 +271,14 @@ func mainRun(ctx context.Context, d *diff, args []string, sys cli.IO, run *resul
 		return interruptedEnding(ctx, d, out)
 	}
 	if err != nil {
+		var untrusted *untrustedBrokerError
+		if errors.As(err, &untrusted) {
+			// The Java client logs the failed handshake, then PerfTest's
+			// catch-all reports the exception and its causes.
+			ex := mainThreadException(d, untrusted.exception(), true, logTime, untrusted.causes()...)
+			ex.Stdout = logTime() + " [main] ERROR c.r.client.impl.SocketFrameHandler - TLS connection failed: " + untrusted.message + "\n" + ex.Stdout
+			return cli.Finish(sys, ex)
+		}
 		e, causes := javaException(err)
 		return cli.Finish(sys, mainThreadException(d, e, true, logTime, causes...))
 	}
@@ -286,6 +301,95 @@ func mainRun(ctx context.Context, d *diff, args []string, sys cli.IO, run *resul
 		return code
 	}
 	return 0
+}
+
+// nioSettings checks -niot and -niotp as PerfTest does before it turns the
+// Java client's NIO mode on: either one set (> 0) needs a positive thread
+// count, -niot or else -niotp minus 2. Go has no NIO mode to switch to
+// (every connection reads and writes on its own goroutines, whatever the
+// thread counts), so values that pass change nothing else.
+func nioSettings(threads, pool int) *jvm.Exception {
+	if threads <= 0 && pool <= 0 {
+		return nil
+	}
+	n := threads
+	if n <= 0 {
+		n = pool - 2
+	}
+	executor := pool
+	if executor <= 0 {
+		executor = n
+	}
+	if n <= 0 {
+		return &jvm.Exception{Class: "java.lang.IllegalArgumentException",
+			Message: fmt.Sprintf("NIO number of threads and executor must be greater than 0: %d, %d", n, executor)}
+	}
+	return nil
+}
+
+// brokerTLS is the TLS set-up for amqps URIs: PerfTest trusts every
+// certificate, unless -udsc gives it the JVM's default context, which
+// checks the broker's chain against the default trust store (here the
+// system's roots) and, like the Java client's useSslProtocol, not the
+// host name.
+func brokerTLS(verify bool) *tls.Config {
+	conf := &tls.Config{InsecureSkipVerify: true} //nolint:gosec // PerfTest trusts every certificate unless -udsc
+	if verify {
+		conf.VerifyPeerCertificate = verifyAgainstSystemRoots
+	}
+	return conf
+}
+
+func verifyAgainstSystemRoots(raw [][]byte, _ [][]*x509.Certificate) error {
+	var certs []*x509.Certificate
+	for _, der := range raw {
+		c, err := x509.ParseCertificate(der)
+		if err != nil {
+			return &untrustedBrokerError{message: "PKIX path building failed: " + err.Error()}
+		}
+		certs = append(certs, c)
+	}
+	roots, err := x509.SystemCertPool()
+	if err != nil || len(certs) == 0 {
+		return &untrustedBrokerError{message: pkixNoPath}
+	}
+	intermediates := x509.NewCertPool()
+	for _, c := range certs[1:] {
+		intermediates.AddCert(c)
+	}
+	_, err = certs[0].Verify(x509.VerifyOptions{Roots: roots, Intermediates: intermediates})
+	var invalid x509.CertificateInvalidError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &invalid) && invalid.Reason == x509.Expired:
+		return &untrustedBrokerError{message: "PKIX path validation failed: java.security.cert.CertPathValidatorException: validity check failed", validation: true}
+	}
+	return &untrustedBrokerError{message: pkixNoPath}
+}
+
+const pkixNoPath = "PKIX path building failed: sun.security.provider.certpath.SunCertPathBuilderException: unable to find valid certification path to requested target"
+
+// untrustedBrokerError is a broker certificate -udsc does not trust; its
+// message is the JSSE one for the same failure.
+type untrustedBrokerError struct {
+	message    string
+	validation bool // the chain was built but failed validation
+}
+
+func (e *untrustedBrokerError) Error() string { return e.message }
+
+func (e *untrustedBrokerError) exception() jvm.Exception {
+	return jvm.Exception{Class: "javax.net.ssl.SSLHandshakeException", Message: e.message}
+}
+
+// causes are the exceptions JSSE chains under the handshake failure.
+func (e *untrustedBrokerError) causes() []jvm.Exception {
+	validator := jvm.Exception{Class: "sun.security.validator.ValidatorException", Message: e.message}
+	if e.validation {
+		return []jvm.Exception{validator, {Class: "java.security.cert.CertPathValidatorException", Message: "validity check failed"}}
+	}
+	return []jvm.Exception{validator, {Class: "sun.security.provider.certpath.SunCertPathBuilderException", Message: "unable to find valid certification path to requested target"}}
 }
 
 func interruptedEnding(ctx context.Context, d *diff, out *lineout.Writer) int {
@@ -314,7 +418,10 @@ func execute(ctx context.Context, p *plan, out *lineout.Writer, stderr func(stri
 	r := &runner{
 		p: p, c: newCounters(), reasons: &stopReasons{}, clock: monotonic{base: time.Now()}, wall: clock.NewWall(),
 		stderr: stderr, done: make(chan struct{}), started: make(chan struct{}),
-		tlsConf: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // PerfTest trusts every certificate unless -udsc
+		tlsConf: brokerTLS(p.verifyBroker), stdout: out.Line,
+	}
+	if p.quiet {
+		r.stdout = func(string) {}
 	}
 	rep := &reporter{p: p, c: r.c, out: out, csv: csv, statsStart: time.Now(), onReport: onReport}
 	if csv != nil && !d.metricsRefactor {

@@ -159,14 +159,38 @@ func TestOtherReleasesOptionsAreAccepted(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr, "does not act on -l") || !strings.Contains(stderr, "java.net.ConnectException") {
 		t.Errorf("2.22 -l: code %d, stderr %q", code, stderr)
 	}
-	// --verbose is 2.20+'s; as 2.18 it is accepted the same way.
+	// --stream-queue is 2.20+'s; as 2.18 it is accepted the same way.
+	code, _, stderr = runMain(t, "2.18", []string{"--stream-queue", "-h", "amqp://127.0.0.1:1"}, nil)
+	if code != 1 || !strings.Contains(stderr, "does not act on -sq") {
+		t.Errorf("2.18 --stream-queue: code %d, stderr %q", code, stderr)
+	}
+	// --verbose is 2.20+'s too, but a 2.18 run acts on it, as 2.20 does.
 	code, _, stderr = runMain(t, "2.18", []string{"--verbose", "-h", "amqp://127.0.0.1:1"}, nil)
-	if code != 1 || !strings.Contains(stderr, "does not act on -verbose") {
+	if code != 1 || strings.Contains(stderr, "does not act on") {
 		t.Errorf("2.18 --verbose: code %d, stderr %q", code, stderr)
 	}
 	// A name no release has is the release's parse error.
 	code, _, stderr = runMain(t, "2.18", []string{"--nonesuch"}, nil)
 	if code != 0 || stderr != "Parsing failed. Reason: Unrecognized option: --nonesuch\n" {
 		t.Errorf("--nonesuch: code %d, stderr %q", code, stderr)
+	}
+}
+
+func TestNIOSettings(t *testing.T) {
+	for _, tc := range []struct {
+		threads, pool int
+		want          string
+	}{
+		{-1, -1, ""}, {2, -1, ""}, {2, 1, ""}, {-1, 3, ""}, {0, 0, ""},
+		{0, 1, "java.lang.IllegalArgumentException: NIO number of threads and executor must be greater than 0: -1, 1"},
+		{-1, 2, "java.lang.IllegalArgumentException: NIO number of threads and executor must be greater than 0: 0, 2"},
+	} {
+		got := ""
+		if e := nioSettings(tc.threads, tc.pool); e != nil {
+			got = e.String()
+		}
+		if got != tc.want {
+			t.Errorf("-niot %d -niotp %d: %q, want %q", tc.threads, tc.pool, got, tc.want)
+		}
 	}
 }

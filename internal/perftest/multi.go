@@ -331,6 +331,15 @@ var paramKeys = map[string]func(o *options, v any){
 	"consumerLatencyInMicroseconds": func(o *options, v any) {
 		o.consumerLatencyMicros = asInt(v)
 	},
+	"messageProperties":   func(o *options, v any) { o.messageProperties = keyValuePairs(fmt.Sprint(v)) },
+	"bodyFiles":           func(o *options, v any) { o.bodyFiles = asList(v) },
+	"bodyContentType":     func(o *options, v any) { o.bodyContentType = fmt.Sprint(v) },
+	"jsonBody":            func(o *options, v any) { o.jsonBody = asBool(v) },
+	"bodyFieldCount":      func(o *options, v any) { o.bodyFieldCount = asInt(v) },
+	"bodyCount":           func(o *options, v any) { o.bodyCount = asInt(v) },
+	"polling":             func(o *options, v any) { o.polling = asBool(v) },
+	"pollingInterval":     func(o *options, v any) { o.pollingInterval = asInt(v) },
+	"routingKeyCacheSize": func(o *options, v any) { o.routingKeyCacheSize = asInt(v) },
 }
 
 // numberText: a string value is one the property's Java setter takes
@@ -342,6 +351,7 @@ func numberText(property, text string) bool {
 		_, err := strconv.ParseFloat(text, 64)
 		return err == nil
 	case "exchangeType", "exchangeName", "queueNames", "routingKey", "flags", "queueArguments", "queuePattern",
+		"messageProperties", "bodyFiles", "bodyContentType", "jsonBody", "polling",
 		// booleans: any text is false but "true"
 		"autoAck", "randomRoutingKey", "skipBindingQueues", "autoDelete", "predeclared", "useMillis", "exclusive",
 		"consumerSlowStart", "nack", "requeue":
@@ -408,7 +418,7 @@ func multicastDefaults(uri string) *options {
 		exchangeType: "direct", exchangeName: "direct", interval: 1, producerRate: -1, consumerRate: -1,
 		producers: 1, consumers: 1, producerChannels: 1, consumerChannels: 1, confirm: -1, confirmTimeout: 30,
 		autoDelete: true, uris: []string{uri}, patternFrom: -1, patternTo: -1, requeue: true, metricsFormat: "default",
-		shutdownTimeout: 5,
+		shutdownTimeout: 5, bodyFieldCount: 1000, bodyCount: 100, pollingInterval: -1, nioThreads: -1, nioPool: -1,
 	}
 }
 

@@ -55,7 +55,24 @@ type options struct {
 	disableRecovery                    bool          // -dcr
 	recoveryDelay                      recoveryDelay // -cri
 	shutdownTimeout                    int
-	serversStartupTimeout              int // -sst, seconds; <= 0 = fail at once
+	serversStartupTimeout              int        // -sst, seconds; <= 0 = fail at once
+	messageProperties                  []keyValue // -mp, in the order given
+	routingKeyCacheSize                int        // -rkcs; > 0 cycles through that many random keys
+	// variableRates, variableSizes, variableLatencies are -vr, -vs and -vl
+	// (VALUE:SECONDS each, validated).
+	variableRates, variableSizes, variableLatencies []string
+	polling                                         bool // -po: basic.get instead of basic.consume
+	pollingInterval                                 int  // -pi, ms between gets; <= 0 none
+	bodyFiles                                       []string
+	bodyContentType                                 string // -T
+	jsonBody                                        bool   // -jb
+	bodyFieldCount, bodyCount                       int    // -bfc, -bc
+	verbose, verboseFull                            bool   // --verbose, --verbose-full
+	// nioThreads and nioPool are -niot and -niotp, -1 when absent; main
+	// checks them as the Java client's NIO set-up does.
+	nioThreads, nioPool  int
+	useDefaultSSLContext bool // -udsc: verify the broker's certificate
+	nioErr               error
 	// ignored lists options given that this clone parses but does not act
 	// on; the run names them on stderr.
 	ignored []string
@@ -307,6 +324,8 @@ func readOptions(d *diff, c *commandLine) (*options, error) {
 	o.useMillis = c.has("ms")
 	queueArgs := c.str("qa", "")
 	o.consumerLatencyMicros = num("L", 0)
+	o.messageProperties = keyValuePairs(c.str("mp", ""))
+	o.routingKeyCacheSize = num("rkcs", 0)
 	o.exclusive = c.has("E")
 	o.shutdownTimeout = num("st", 5)
 	o.serversStartupTimeout = num("sst", -1)
@@ -339,14 +358,15 @@ func readOptions(d *diff, c *commandLine) (*options, error) {
 					". Should be [VALUE]:[DURATION] with VALUE integer >= 0 and DURATION integer > 0")
 			}
 		}
-		if len(c.list(key)) > 0 {
-			o.ignored = append(o.ignored, "-"+key)
-		}
 	}
-	if n := num("bfc", 1000); err == nil && n < 0 {
+	o.variableRates, o.variableSizes, o.variableLatencies = c.list("vr"), c.list("vs"), c.list("vl")
+	o.polling = c.has("po")
+	o.pollingInterval = num("pi", -1)
+	o.jsonBody = c.has("jb")
+	if o.bodyFieldCount = num("bfc", 1000); err == nil && o.bodyFieldCount < 0 {
 		return nil, validation(d, false, "Body field count should greater than 0.")
 	}
-	if n := num("bc", 100); err == nil && n < 0 {
+	if o.bodyCount = num("bc", 100); err == nil && o.bodyCount < 0 {
 		return nil, validation(d, false, "Number of pre-generated message bodies should be greater than 0.")
 	}
 	if err != nil {
@@ -371,6 +391,19 @@ func readOptions(d *diff, c *commandLine) (*options, error) {
 		o.uris = []string{uri}
 	}
 	o.outputFile = c.str("o", "")
+	if b := c.str("B", ""); b != "" {
+		o.bodyFiles = strings.Split(b, ",")
+	}
+	o.bodyContentType = c.str("T", "")
+	o.verbose, o.verboseFull = c.has("verbose"), c.has("verbose-full")
+	o.useDefaultSSLContext = c.has("udsc")
+	o.nioThreads, o.nioPool = -1, -1
+	if v, ok := c.lookupValue("niot"); ok {
+		o.nioThreads, o.nioErr = javaIntOrError(v)
+	}
+	if v, ok := c.lookupValue("niotp"); ok && o.nioErr == nil {
+		o.nioPool, o.nioErr = javaIntOrError(v)
+	}
 	for _, pair := range strings.Split(queueArgs, ",") {
 		if pair != "" && strings.Trim(pair, "=") == "" {
 			// "=".split("=") is empty; PerfTest reads its element 0.
@@ -452,11 +485,11 @@ func readOptions(d *diff, c *commandLine) (*options, error) {
 			o.queues = append(o.queues, strings.TrimSpace(l))
 		}
 	}
-	for _, key := range []string{"po", "B", "jb", "niot", "niotp", "mp", "rkcs", "prsd", "pst", "ca", "sni", "se", "udsc",
-		"hst", "ctp", "pi", "T", "sul", "bfc", "bc",
+	for _, key := range []string{"prsd", "pst", "ca", "sni", "se",
+		"hst", "ctp", "sul",
 		// 2.19+ options
 		"mlb", "smssb", "ll", "ma", "sco", "csd", "em", "ei", "isn", "ist", "o2uri", "o2id", "o2sec", "o2gr", "o2p",
-		"verbose", "verbose-full", "cal", "tsbs", "trbs", "tnd"} {
+		"cal", "tsbs", "trbs", "tnd"} {
 		if c.byKey[key] != nil && c.line.Has(key) {
 			o.ignored = append(o.ignored, "-"+key)
 		}
@@ -477,6 +510,15 @@ func readOptions(d *diff, c *commandLine) (*options, error) {
 		}
 	}
 	return o, nil
+}
+
+// javaIntOrError is Integer.parseInt, its failure as a *numberError.
+func javaIntOrError(v string) (int, error) {
+	n, err := javaopts.ParseJavaInt(v)
+	if err != nil {
+		return 0, &numberError{msg: err.Error()}
+	}
+	return int(n), nil
 }
 
 // lineOrEnv: the option has a value on the line or in the environment.

@@ -1,8 +1,6 @@
 package perftest
 
 import (
-	"crypto/rand"
-	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -64,6 +62,9 @@ type plan struct {
 	// recovery is the Java client's automatic connection recovery (on
 	// unless -dcr): a lost connection does not end the run.
 	recovery bool
+	// verifyBroker is -udsc: the broker's certificate must chain to the
+	// system's trusted roots (the JVM's default trust store in Java).
+	verifyBroker bool
 	// recoveryDelay is -cri, the pause before each reconnection attempt.
 	recoveryDelay recoveryDelay
 }
@@ -93,7 +94,26 @@ type producerPlan struct {
 	exchange      string
 	// declareExchange: each producer channel declares the exchange too.
 	declareExchange bool
+	// index numbers the producer channel in --verbose lines.
+	index int
+	// keyCache is -rkcs: > 0 cycles through that many random keys.
+	keyCache int
+	// rates and sizes are -vr and -vs (nil when fixed).
+	rates, sizes *schedule
+	bodies       bodySettings
+	properties   []keyValue // -mp, made into properties when the producer starts
+	verbose      verbosity
 }
+
+// verbosity is --verbose (a line per message event) and --verbose-full
+// (with properties and body).
+type verbosity int
+
+const (
+	quietMessages verbosity = iota
+	verboseMessages
+	verboseFullMessages
+)
 
 // consumerPlan is one consumer channel.
 type consumerPlan struct {
@@ -119,15 +139,14 @@ type consumerPlan struct {
 	dropZeroLatency bool
 	txSize          int    // -n: commit every txSize acknowledgements
 	exitWhen        string // -ew: "", "idle" or "empty"
-}
-
-// newUUID is a random (version 4) UUID, as java.util.UUID.randomUUID.
-func newUUID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+	index           int    // numbers the consumer channel in --verbose lines
+	latencies       *schedule
+	// polling is -po: basic.get in a loop, pollInterval (-pi) after each.
+	polling      bool
+	pollInterval time.Duration
+	// timestampInHeader: with -B or -jb the timestamp is in a header.
+	timestampInHeader bool
+	verbose           verbosity
 }
 
 func buildPlan(rel *diff, o *options, id string) *plan {
@@ -165,9 +184,24 @@ func buildPlan(rel *diff, o *options, id string) *plan {
 		durable: contains(o.flags, "persistent"), autoDelete: o.autoDelete, exclusive: o.exclusive,
 		args: amqp.Table(o.queueArgs),
 	}
+	p.verifyBroker = o.useDefaultSSLContext
+	verbose := quietMessages
+	switch {
+	case o.verboseFull:
+		verbose = verboseFullMessages
+	case o.verbose:
+		verbose = verboseMessages
+	}
+	bodies := bodySettings{kind: timeSequenceBodies}
+	switch {
+	case len(o.bodyFiles) > 0:
+		bodies = bodySettings{kind: fileBodies, files: o.bodyFiles, contentType: o.bodyContentType}
+	case o.jsonBody:
+		bodies = bodySettings{kind: jsonBodies, fieldCount: o.bodyFieldCount, count: o.bodyCount}
+	}
 	runKey := o.routingKey
 	if runKey == "" {
-		runKey = newUUID()
+		runKey = randomUUID()
 	}
 	// The queues clients are spread over: a pattern or a file (client i
 	// uses queue i mod n, keyed by its name), else -u (every consumer
@@ -207,6 +241,9 @@ func buildPlan(rel *diff, o *options, id string) *plan {
 				msgCount: o.consumerMsgCount, rate: o.consumerRate, latencyMicros: o.consumerLatencyMicros,
 				nack: o.nack, requeue: o.requeue, useMillis: o.useMillis, dropZeroLatency: rel.dropZeroLatency,
 				routingKey: keyOf(n), txSize: o.consumerTx, exitWhen: o.exitWhen,
+				index: n, latencies: newSchedule(o.variableLatencies), polling: o.polling,
+				pollInterval:      time.Duration(max(o.pollingInterval, 0)) * time.Millisecond,
+				timestampInHeader: bodies.kind != timeSequenceBodies, verbose: verbose,
 			}
 			switch {
 			case sequence != nil:
@@ -224,17 +261,25 @@ func buildPlan(rel *diff, o *options, id string) *plan {
 			n++
 		}
 	}
+	rate := o.producerRate
+	if len(o.variableRates) > 0 {
+		// -vr replaces -r; the producer follows its schedule.
+		rate = -1
+	}
 	n = 0
 	for c := 0; c < o.producers; c++ {
 		for ch := 0; ch < o.producerChannels; ch++ {
 			p.producers = append(p.producers, producerPlan{
 				conn: c, channel: ch, routingKey: keyOf(n), randomKey: o.randomRoutingKey,
 				mandatory: contains(o.flags, "mandatory"), persistent: contains(o.flags, "persistent"),
-				rate: o.producerRate, msgCount: o.producerMsgCount, confirm: o.confirm, txSize: o.producerTx,
+				rate: rate, msgCount: o.producerMsgCount, confirm: o.confirm, txSize: o.producerTx,
 				every:       time.Duration(o.publishingInterval * float64(time.Second)),
 				confirmWait: time.Duration(o.confirmTimeout) * time.Second,
 				size:        o.minMsgSize, useMillis: o.useMillis, exchange: o.exchangeName,
 				declareExchange: p.declareExchange,
+				index:           n, keyCache: o.routingKeyCacheSize,
+				rates: newSchedule(o.variableRates), sizes: newSchedule(o.variableSizes),
+				bodies: bodies, properties: o.messageProperties, verbose: verbose,
 			})
 			n++
 		}

@@ -3,7 +3,6 @@ package perftest
 import (
 	"context"
 	"crypto/tls"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"net"
@@ -114,6 +113,7 @@ type runner struct {
 	clock    monotonic
 	wall     clock.Wall
 	stderr   func(string)
+	stdout   func(string) // --verbose lines
 	tlsConf  *tls.Config
 	mu       sync.Mutex
 	conns    []*amqp.Connection
@@ -506,6 +506,8 @@ type subscription struct {
 	queues     []string // server-named ones get new names on every subscription
 	deliveries <-chan amqp.Delivery
 	closed     chan *amqp.Error
+	// stopPolling ends -po's gets once the consumer has its -D messages.
+	stopPolling func()
 }
 
 // subscribe declares the consumer channel's queues and bindings and
@@ -544,7 +546,15 @@ func (r *runner) subscribe(conn *amqp.Connection, cp consumerPlan) (*subscriptio
 		}
 	}
 	var feeds []<-chan amqp.Delivery
-	for _, q := range queues {
+	var stopPolling func()
+	consumed := queues
+	if cp.polling {
+		// -po: basic.get from every queue in turn instead of subscribing.
+		var feed <-chan amqp.Delivery
+		feed, stopPolling = pollQueues(ch, queues, cp.autoAck, cp.pollInterval)
+		feeds, consumed = append(feeds, feed), nil
+	}
+	for _, q := range consumed {
 		d, err := ch.Consume(q, "", cp.autoAck, false, false, false, nil)
 		if err != nil {
 			return nil, during(60, 20, err)
@@ -573,7 +583,7 @@ func (r *runner) subscribe(conn *amqp.Connection, cp consumerPlan) (*subscriptio
 		}
 	}
 	closed := ch.NotifyClose(make(chan *amqp.Error, 1))
-	return &subscription{conn: conn, ch: ch, queues: queues, deliveries: merged, closed: closed}, nil
+	return &subscription{conn: conn, ch: ch, queues: queues, deliveries: merged, closed: closed, stopPolling: stopPolling}, nil
 }
 
 // resubscribe waits for the consumer's connection to come back and
@@ -621,8 +631,7 @@ func (r *runner) consume(ctx context.Context, rc *recoveringConn, cp consumerPla
 	defer interval.Flush()
 	defer total.Flush()
 	var count, sinceAck int
-	// The -R schedule counts from base (delivery baseCount on); a
-	// recovery moves it, as a token bucket allows one second's burst.
+	// The -R schedule counts from base (delivery baseCount on).
 	start := time.Now()
 	base, baseCount := start, 0
 	for {
@@ -649,7 +658,6 @@ func (r *runner) consume(ctx context.Context, rc *recoveringConn, cp consumerPla
 			}
 			current.Store(sub)
 			sinceAck = 0
-			base, baseCount = time.Now().Add(-time.Second), count
 			continue
 		}
 		if cp.msgCount > 0 && count >= cp.msgCount {
@@ -659,8 +667,11 @@ func (r *runner) consume(ctx context.Context, rc *recoveringConn, cp consumerPla
 		lastDelivery.Store(time.Now().UnixNano())
 		c.received.Add(1)
 		c.receivedBytes.Add(int64(len(d.Body)))
-		if len(d.Body) >= 12 && d.RoutingKey == cp.routingKey {
-			ts := int64(binary.BigEndian.Uint64(d.Body[4:12]))
+		ts, hasTimestamp := deliveryTimestamp(&d, cp.timestampInHeader)
+		if cp.verbose != quietMessages {
+			r.stdout(verboseReceived(cp.index, ts, &d, cp.verbose == verboseFullMessages, cp.timestampInHeader))
+		}
+		if hasTimestamp && d.RoutingKey == cp.routingKey {
 			var us int64
 			if cp.useMillis {
 				us = (r.wall.Ms() - ts) * 1000
@@ -681,19 +692,29 @@ func (r *runner) consume(ctx context.Context, rc *recoveringConn, cp consumerPla
 				}
 			}
 		}
-		if cp.latencyMicros > 0 {
-			pause(time.Duration(cp.latencyMicros) * time.Microsecond)
+		latencyMicros := int64(cp.latencyMicros)
+		if cp.latencies != nil {
+			latencyMicros = cp.latencies.at(time.Since(start))
+		}
+		if latencyMicros > 0 {
+			pause(time.Duration(latencyMicros) * time.Microsecond)
 		}
 		if !cp.autoAck {
 			sinceAck++
+			acked := 0 // messages the ack (or nack) covers
 			switch {
 			case cp.nack:
 				_ = d.Nack(cp.multiAckEvery > 0, cp.requeue)
+				acked = 1
 			case cp.multiAckEvery <= 0:
 				_ = d.Ack(false)
+				acked = 1
 			case sinceAck >= cp.multiAckEvery:
 				_ = d.Ack(true)
-				sinceAck = 0
+				acked, sinceAck = sinceAck, 0
+			}
+			if acked > 0 && cp.verbose != quietMessages {
+				r.stdout(verboseAcknowledged(cp.index, ts, d.DeliveryTag, acked))
 			}
 			if cp.txSize > 0 && count%cp.txSize == 0 {
 				_ = sub.ch.TxCommit()
@@ -701,12 +722,20 @@ func (r *runner) consume(ctx context.Context, rc *recoveringConn, cp consumerPla
 		}
 		if cp.rate > 0 {
 			due := base.Add(time.Duration(float64(count-baseCount) / cp.rate * float64(time.Second)))
+			if r.p.rel.tokenBucket && time.Since(due) > time.Second {
+				// At most one second's stored permits.
+				base, baseCount = time.Now().Add(-time.Second), count
+				due = base
+			}
 			if wait := time.Until(due); wait > 0 {
 				_ = clock.Sleep(ctx, wait)
 			}
 		}
 		if cp.msgCount > 0 && count == cp.msgCount {
 			r.reachedLimit("Consumer reached message limit")
+			if sub.stopPolling != nil {
+				sub.stopPolling()
+			}
 		}
 	}
 }
@@ -768,7 +797,14 @@ func (r *runner) newProducer(rc *recoveringConn, pp producerPlan) (func(context.
 	if err != nil {
 		return nil, err
 	}
-	return func(ctx context.Context) { r.produce(ctx, rc, pp, pub) }, nil
+	out, err := newOutgoing(outgoingSettings{
+		bodies: pp.bodies, size: pp.size, sizes: pp.sizes, properties: pp.properties, persistent: pp.persistent,
+		keyCache: pp.keyCache, randomKey: pp.randomKey, routingKey: pp.routingKey,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) { r.produce(ctx, rc, pp, pub, out) }, nil
 }
 
 // publisher is a producer channel on one connection, opened again on the
@@ -842,14 +878,9 @@ func (r *runner) reopen(ctx context.Context, rc *recoveringConn, pp producerPlan
 	}
 }
 
-func (r *runner) produce(ctx context.Context, rc *recoveringConn, pp producerPlan, pub *publisher) {
+func (r *runner) produce(ctx context.Context, rc *recoveringConn, pp producerPlan, pub *publisher, out *outgoing) {
 	c := r.c
-	size := max(pp.size, 12)
-	body := make([]byte, size)
-	msg := amqp.Publishing{Body: body}
-	if pp.persistent {
-		msg.DeliveryMode = amqp.Persistent
-	}
+	verbose, verboseFull := pp.verbose != quietMessages, pp.verbose == verboseFullMessages
 	// The confirm window: a slot per unconfirmed message, and the publish
 	// time of each (by delivery tag) for the confirm latency.
 	var window chan struct{}
@@ -877,10 +908,18 @@ func (r *runner) produce(ctx context.Context, rc *recoveringConn, pp producerPla
 				} else {
 					c.nacked.Add(1)
 				}
+				if verbose {
+					// amqp091 hands over one confirmation per message, so
+					// a multiple ack reads as several of count 1.
+					r.stdout(verboseConfirm(pp.index, cf.Ack, cf.DeliveryTag, 1))
+				}
 				if v, ok := sent.LoadAndDelete(cf.DeliveryTag); ok && pp.confirm > 0 {
 					us := (r.clock.nanos() - v.(int64)) / 1000
 					rec.Record(us)
 					tot.Record(us)
+					if verbose {
+						r.stdout(verboseConfirmed(pp.index, cf.Ack, v.(int64), cf.DeliveryTag))
+					}
 				}
 				if window != nil {
 					select {
@@ -898,8 +937,10 @@ func (r *runner) produce(ctx context.Context, rc *recoveringConn, pp producerPla
 		return
 	}
 	start := time.Now()
-	// The rate's schedule counts from base (message baseN on); recovery
-	// moves it, as a token bucket allows one second's burst after a pause.
+	out.begin(start)
+	// rate is -r, or -vr's value in force.
+	rate := pp.rate
+	// The rate's schedule counts from base (message baseN on).
 	base, baseN := start, 0
 	var tag uint64
 	// recovered reports whether the channel is open again after a loss:
@@ -928,12 +969,25 @@ func (r *runner) produce(ctx context.Context, rc *recoveringConn, pp producerPla
 		}
 		pub = next
 		confirmDone = trackConfirms(pub.confirms)
-		base, baseN = time.Now().Add(-time.Second), n
 		return true
 	}
 	for n := 0; pp.msgCount == 0 || n < pp.msgCount; n++ {
 		if ctx.Err() != nil {
 			return
+		}
+		if pp.rates != nil {
+			if v := float64(pp.rates.at(time.Since(start))); v != rate {
+				rate, base, baseN = v, time.Now(), n
+			}
+			if rate == 0 {
+				// PerfTest's producer waits a second at a time while -vr's
+				// rate is 0.
+				if clock.Sleep(ctx, time.Second) != nil {
+					return
+				}
+				n--
+				continue
+			}
 		}
 		if window != nil {
 			deadline := time.Now().Add(pp.confirmWait)
@@ -965,22 +1019,28 @@ func (r *runner) produce(ctx context.Context, rc *recoveringConn, pp producerPla
 				}
 			}
 		}
-		binary.BigEndian.PutUint32(body[0:4], uint32(n))
 		now := r.clock.nanos()
+		ts := now
 		if pp.useMillis {
-			binary.BigEndian.PutUint64(body[4:12], uint64(r.wall.Ms()))
-		} else {
-			binary.BigEndian.PutUint64(body[4:12], uint64(now))
+			ts = r.wall.Ms()
 		}
-		key := pp.routingKey
-		if pp.randomKey {
-			key = newUUID()
+		msg, key, err := out.next(n, ts)
+		if err != nil {
+			// As PerfTest's producer thread ends on an exception: its
+			// reason counts as its completion.
+			reason := "Error in producer (" + err.Error() + ")"
+			if r.p.countLimits > 0 {
+				r.reachedLimit(reason)
+			} else {
+				r.reasons.add(reason)
+			}
+			return
 		}
 		if pub.confirms != nil {
 			tag++
 			sent.Store(tag, now)
 		}
-		if err := pub.ch.PublishWithContext(ctx, pp.exchange, key, pp.mandatory, false, msg); err != nil {
+		if err := pub.ch.PublishWithContext(ctx, pp.exchange, key, pp.mandatory, false, *msg); err != nil {
 			if ctx.Err() != nil {
 				return
 			}
@@ -1002,7 +1062,14 @@ func (r *runner) produce(ctx context.Context, rc *recoveringConn, pp producerPla
 			continue
 		}
 		c.published.Add(1)
-		c.publishedBytes.Add(int64(size))
+		c.publishedBytes.Add(int64(len(msg.Body)))
+		if verbose {
+			id := uint64(0) // the channel's next publish sequence number: 0 outside confirm mode
+			if pub.confirms != nil {
+				id = tag
+			}
+			r.stdout(verbosePublished(pp.index, ts, id, msg, verboseFull, out.headerOrder))
+		}
 		if pp.txSize > 0 && (n+1)%pp.txSize == 0 {
 			if err := pub.ch.TxCommit(); err != nil && ctx.Err() == nil {
 				if !recovered("Error in producer ("+err.Error()+")", err, n+1, time.Second, ctx) {
@@ -1017,8 +1084,13 @@ func (r *runner) produce(ctx context.Context, rc *recoveringConn, pp producerPla
 			}
 			continue
 		}
-		if pp.rate > 0 {
-			due := base.Add(time.Duration(float64(n+1-baseN) / pp.rate * float64(time.Second)))
+		if rate > 0 {
+			due := base.Add(time.Duration(float64(n+1-baseN) / rate * float64(time.Second)))
+			if r.p.rel.tokenBucket && time.Since(due) > time.Second {
+				// At most one second's stored permits.
+				base, baseN = time.Now().Add(-time.Second), n+1
+				due = base
+			}
 			if wait := time.Until(due); wait > 0 {
 				if clock.Sleep(ctx, wait) != nil {
 					return
@@ -1041,4 +1113,51 @@ func (r *runner) produce(ctx context.Context, rc *recoveringConn, pp producerPla
 		}
 	}
 	r.reachedLimit("Producer reached message limit")
+}
+
+// pollQueues is -po: basic.get on each queue in turn, pausing every (-pi)
+// after each get, until stop is called or the channel closes. A consumer
+// reads the gets as it would deliveries.
+func pollQueues(ch *amqp.Channel, queues []string, autoAck bool, every time.Duration) (<-chan amqp.Delivery, func()) {
+	feed := make(chan amqp.Delivery)
+	stop := make(chan struct{})
+	closed := ch.NotifyClose(make(chan *amqp.Error, 1))
+	var once sync.Once
+	go func() {
+		defer close(feed)
+		for {
+			for _, q := range queues {
+				select {
+				case <-stop:
+					return
+				case <-closed:
+					return
+				default:
+				}
+				d, ok, err := ch.Get(q, autoAck)
+				if err != nil {
+					return
+				}
+				if ok {
+					select {
+					case feed <- d:
+					case <-stop:
+						return
+					case <-closed:
+						return
+					}
+				}
+				if every > 0 {
+					select {
+					case <-time.After(every):
+					case <-stop:
+						return
+					case <-closed:
+						return
+					}
+				}
+			}
+		}
+	}()
+	return feed, func() { once.Do(func() { close(stop) }) }
 }
