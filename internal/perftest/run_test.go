@@ -64,7 +64,7 @@ func TestMessageOptionsInProcess(t *testing.T) {
 		code  int
 		check func(stdout, stderr string) string // "" when right
 	}{
-		{"body files in turn with their content type", base("files", "-x", "1", "-y", "1", "-C", "3", "-D", "3", "-B", one+","+two, "-T", "text/plain", "--verbose-full"), 0,
+		{"body files in turn with their content type", base("files", "-x", "1", "-y", "1", "-C", "3", "-D", "3", "-r", "100", "-B", one+","+two, "-T", "text/plain", "--verbose-full"), 0,
 			func(out, _ string) string {
 				for i, body := range []string{"hello body one", "second", "hello body one"} {
 					want := "delivery tag = " + strconv.Itoa(i+1) + ", properties = {content-type = text/plain, headers = {timestamp = "
@@ -73,7 +73,8 @@ func TestMessageOptionsInProcess(t *testing.T) {
 						return "no received line for body " + body
 					}
 				}
-				if !strings.Contains(out, "min/median/75th/95th/99th ") || strings.Contains(out, "latency min/median/75th/95th/99th 0/0/0/0/0") {
+				// (-r keeps the run long enough for the summary's latency line.)
+				if !strings.Contains(out, "consumer latency min/median/75th/95th/99th ") || strings.Contains(out, "latency min/median/75th/95th/99th 0/0/0/0/0") {
 					return "no latency from the timestamp header"
 				}
 				return ""
