@@ -391,8 +391,13 @@ func readOptions(d *diff, c *commandLine) (*options, error) {
 		o.uris = []string{uri}
 	}
 	o.outputFile = c.str("o", "")
-	if b := c.str("B", ""); b != "" {
+	if b := c.str("B", ""); c.lineOrEnv("B") {
+		// String.split: "" is one (empty) file name, trailing empty
+		// pieces go.
 		o.bodyFiles = strings.Split(b, ",")
+		for len(o.bodyFiles) > 0 && o.bodyFiles[len(o.bodyFiles)-1] == "" && b != "" {
+			o.bodyFiles = o.bodyFiles[:len(o.bodyFiles)-1]
+		}
 	}
 	o.bodyContentType = c.str("T", "")
 	o.verbose, o.verboseFull = c.has("verbose"), c.has("verbose-full")

@@ -95,6 +95,13 @@ func TestMessageOptionsInProcess(t *testing.T) {
 				}
 				return ""
 			}},
+		{"an empty -B is one empty file name, as Java splits it", base("bempty", "-x", "1", "-y", "1", "-C", "1", "-B", ""), 1,
+			func(_, errs string) string {
+				if errs != "Main thread caught exception: java.lang.IllegalArgumentException:  isn't a valid body file.\n" {
+					return "stderr " + errs
+				}
+				return ""
+			}},
 		{"random JSON bodies", base("json", "-x", "1", "-y", "1", "-C", "4", "-D", "4", "-jb", "-s", "300", "-bfc", "5", "-bc", "2", "--verbose-full"), 0,
 			func(out, _ string) string {
 				bodies := map[string]bool{}
