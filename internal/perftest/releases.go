@@ -34,6 +34,11 @@ type diff struct {
 	dropZeroLatency bool
 	// multiAckAtMostQos: -A above a non-zero -q is refused (2.22 checks it).
 	multiAckAtMostQos bool
+	// tokenBucket: -r and -R pace with Guava's rate limiter (2.20+), which
+	// stores at most one second's permits, so a stall is made up for with
+	// one second's burst at most; 2.18 sleeps to keep the count since the
+	// start in line, making up for any stall at once.
+	tokenBucket bool
 }
 
 var releases = cli.Releases[diff]{
@@ -48,14 +53,14 @@ var releases = cli.Releases[diff]{
 		{Name: "2.22", Version: "2.22.1", Also: []string{"2.19", "2.20", "2.21", "2.23"}, Diff: diff{
 			optionTable: release222Options, metricsTable: release222MetricsOptions,
 			versionLine:     "RabbitMQ Perf Test 2.22.1 (b9d98f48f7a79b7bed6c4e3117ebff742e37d272; 2024-11-19T14:49:09Z)",
-			metricsRefactor: true, validationToStderr: true, dropZeroLatency: true, multiAckAtMostQos: true,
+			metricsRefactor: true, validationToStderr: true, dropZeroLatency: true, multiAckAtMostQos: true, tokenBucket: true,
 		}},
 		{Name: "2.24", Version: "2.24.0", Also: []string{"2.25"}, Diff: diff{
 			// Neither 2.24's option table nor its build are available
 			// here: 2.22's table stands in, and -v names only the release.
 			optionTable: release222Options, metricsTable: release222MetricsOptions,
 			versionLine:     "RabbitMQ Perf Test 2.24.0",
-			metricsRefactor: true, validationToStderr: true, maxColumn: true, dropZeroLatency: true, multiAckAtMostQos: true,
+			metricsRefactor: true, validationToStderr: true, maxColumn: true, dropZeroLatency: true, multiAckAtMostQos: true, tokenBucket: true,
 		}},
 	},
 }

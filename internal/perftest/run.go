@@ -722,6 +722,11 @@ func (r *runner) consume(ctx context.Context, rc *recoveringConn, cp consumerPla
 		}
 		if cp.rate > 0 {
 			due := base.Add(time.Duration(float64(count-baseCount) / cp.rate * float64(time.Second)))
+			if r.p.rel.tokenBucket && time.Since(due) > time.Second {
+				// At most one second's stored permits.
+				base, baseCount = time.Now().Add(-time.Second), count
+				due = base
+			}
 			if wait := time.Until(due); wait > 0 {
 				_ = clock.Sleep(ctx, wait)
 			}
@@ -1081,6 +1086,11 @@ func (r *runner) produce(ctx context.Context, rc *recoveringConn, pp producerPla
 		}
 		if rate > 0 {
 			due := base.Add(time.Duration(float64(n+1-baseN) / rate * float64(time.Second)))
+			if r.p.rel.tokenBucket && time.Since(due) > time.Second {
+				// At most one second's stored permits.
+				base, baseN = time.Now().Add(-time.Second), n+1
+				due = base
+			}
 			if wait := time.Until(due); wait > 0 {
 				if clock.Sleep(ctx, wait) != nil {
 					return
