@@ -451,8 +451,9 @@ func TestPerfTestBrokerLostMidRun(t *testing.T) {
 	}{
 		{"without recovery", []string{"-dcr", "-z", "60"}, regexp.MustCompile(`(?m)^test stopped \((Consumer shut down|Error in producer \(.*\))`), 10 * time.Second, false},
 		{"with recovery and -z", []string{"-z", "6", "-cri", "1"}, regexp.MustCompile(`(?m)^test stopped \(Reached time limit\)$`), 12 * time.Second, true},
-		// Interrupted after 6 s (2.22 prints the stop line and summary on
-		// a signal).
+		// Interrupted after 8 s, when the first reconnection (-cri 5, the
+		// default, after the cut at 2 s) has been tried and named on
+		// stderr (2.22 prints the stop line and summary on a signal).
 		{"with recovery, no -z", nil, regexp.MustCompile(`(?m)^test stopped$`), 0, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -467,10 +468,10 @@ func TestPerfTestBrokerLostMidRun(t *testing.T) {
 			if tc.most == 0 {
 				// 2.22's exchange is durable: a name of its own.
 				args[4] = "perfclones-lost-2.22"
-				got := runCommand(t, args, 6*time.Second, true, "", []string{"PERFCLONES_PERFTEST_VERSION=2.22"})
+				got := runCommand(t, args, 8*time.Second, true, "", []string{"PERFCLONES_PERFTEST_VERSION=2.22"})
 				if !got.timedOut || got.rc != 130 || !tc.stop.MatchString(got.stdout) || !strings.Contains(got.stdout, "receiving rate avg: ") ||
 					!strings.Contains(got.stderr, " lost (") {
-					t.Errorf("want a run still reconnecting at 6 s, then the stop line and summary on SIGINT, exit 130: exit %d after %s\n%s\nstderr: %s",
+					t.Errorf("want a run still reconnecting at 8 s, then the stop line and summary on SIGINT, exit 130: exit %d after %s\n%s\nstderr: %s",
 						got.rc, got.elapsed, got.stdout, got.stderr)
 				}
 				return

@@ -266,8 +266,7 @@ func (rc *recoveringConn) watch(conn *amqp.Connection) {
 	if closing {
 		return
 	}
-	rc.notice(fmt.Sprintf("perfclones: connection %s lost (%s); reconnecting every %s, as the Java client does", rc.name, err.Error(), rc.delayText()))
-	go rc.reconnect()
+	go rc.reconnect(err)
 }
 
 func (rc *recoveringConn) delayText() string {
@@ -277,13 +276,19 @@ func (rc *recoveringConn) delayText() string {
 	return rc.delay.min.String() + " to " + (rc.delay.max - time.Second).String()
 }
 
-// reconnect is the Java client's recovery loop: wait, dial, repeat.
-func (rc *recoveringConn) reconnect() {
+// reconnect is the Java client's recovery loop: wait, dial, repeat. The
+// loss is named when the first attempt is due, not when it happens: a
+// server's close that ends the run (a failed declaration in the main
+// thread) then leaves stderr as PerfTest leaves it, its exception first.
+func (rc *recoveringConn) reconnect(cause *amqp.Error) {
 	for attempt := 1; ; attempt++ {
 		select {
 		case <-rc.stop:
 			return
 		case <-time.After(rc.delay.next()):
+		}
+		if attempt == 1 {
+			rc.notice(fmt.Sprintf("perfclones: connection %s lost (%s); reconnecting every %s, as the Java client does", rc.name, cause.Error(), rc.delayText()))
 		}
 		conn, err := rc.dial()
 		if err != nil {
