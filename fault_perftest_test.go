@@ -53,19 +53,27 @@ import (
 	"github.com/perfclones/perfclones/internal/testenv"
 )
 
-// queueDepth is the number of messages in queue on the node (AMQP's
-// passive declare, straight to the node, not through a proxy).
-func queueDepth(t *testing.T, uri, queue string) int64 {
+// amqpChannel is a channel on its own connection to the node at uri,
+// both closed when the test ends; a failure to open them fails the test.
+func amqpChannel(t *testing.T, uri string) *amqp.Channel {
 	t.Helper()
 	conn, err := amqp.Dial(uri)
 	if err != nil {
 		t.Fatalf("dial %s: %v", uri, err)
 	}
-	defer conn.Close()
+	t.Cleanup(func() { _ = conn.Close() })
 	ch, err := conn.Channel()
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ch
+}
+
+// queueDepth is the number of messages in queue on the node (AMQP's
+// passive declare, straight to the node, not through a proxy).
+func queueDepth(t *testing.T, uri, queue string) int64 {
+	t.Helper()
+	ch := amqpChannel(t, uri)
 	// The broker may still be taking publishes that were in flight.
 	var last int = -1
 	for i := 0; i < 20; i++ {
@@ -97,15 +105,7 @@ func deleteQueue(uri, queue string) {
 // on the node and puts exactly n confirmed messages of 12 bytes in it.
 func fillQueue(t *testing.T, uri, queue string, n int, durable bool) {
 	t.Helper()
-	conn, err := amqp.Dial(uri)
-	if err != nil {
-		t.Fatalf("dial %s: %v", uri, err)
-	}
-	defer conn.Close()
-	ch, err := conn.Channel()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ch := amqpChannel(t, uri)
 	if _, err := ch.QueueDeclare(queue, durable, false, false, false, nil); err != nil {
 		t.Fatal(err)
 	}
