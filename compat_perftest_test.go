@@ -759,6 +759,15 @@ func TestPerfTestMessageOptionsBesideTheJar(t *testing.T) {
 		{"a bad message timestamp", []string{"-h", env.URI, "-e", "perfclones-msg-ts", "-x", "1", "-y", "1", "-C", "1", "-mp", "timestamp=2026-12-01"}, 1},
 		{"no NIO thread", []string{"-h", env.URI, "-x", "1", "-y", "1", "-C", "1", "-niot", "0", "-niotp", "1"}, 1},
 		{"default SSL context", []string{"-h", env.TLSURI, "-x", "1", "-y", "1", "-z", "2", "-udsc"}, 1},
+		// Thread-pool sizes change nothing in Go; the start delay, consumer
+		// arguments and socket options are acted on, and nothing is named
+		// on stderr.
+		{"thread pools, start delay, consumer arguments, socket options", []string{"-h", env.URI, "-e", "perfclones-msg-pools", "-x", "1", "-y", "1", "-C", "3", "-D", "3", "-r", "20",
+			"-pst", "2", "-hst", "2", "-ctp", "1", "-prsd", "1", "-ca", "x-priority=5", "-tsbs", "131072", "-trbs", "131072", "-tnd", "false"}, 0},
+		{"server name on a plain connection", []string{"-h", env.URI, "-e", "perfclones-msg-sni", "-x", "1", "-y", "1", "-C", "2", "-D", "2", "-r", "20", "-sni", "localhost"}, 0},
+		{"server name on TLS", []string{"-h", env.TLSURI, "-e", "perfclones-msg-sni-tls", "-x", "1", "-y", "1", "-C", "2", "-D", "2", "-r", "20", "-sni", "localhost"}, 0},
+		{"two server names on TLS", []string{"-h", env.TLSURI, "-x", "1", "-y", "1", "-C", "1", "-sni", "a,b"}, 1},
+		{"servers up limit never met", []string{"-h", env.URI, "-x", "1", "-y", "1", "-C", "1", "-sst", "2", "-sul", "0"}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			jar := runCommand(t, append([]string{env.ToolScript, "perftest"}, tc.args...), 60*time.Second, false, "", nil)

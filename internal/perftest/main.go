@@ -86,13 +86,21 @@ func strerror(err error) string {
 	return err.Error()
 }
 
-// serversUp waits up to timeout seconds, trying every second, until every
-// broker of uris accepts a TCP connection (-sst).
-func serversUp(ctx context.Context, uris []string, timeout int) bool {
+// serversUp waits up to timeout seconds, trying every second the brokers
+// of uris not yet reached, until limit of them (-sul; -1 = all) have
+// accepted a TCP connection. A limit no count of reached brokers equals (0,
+// or more than there are) waits the whole timeout. The run then uses every
+// URI still, the unreached ones too, as PerfTest's connections do.
+func serversUp(ctx context.Context, uris []string, timeout, limit int) bool {
+	if limit == -1 {
+		limit = len(uris)
+	}
 	deadline := time.Now().Add(time.Duration(timeout) * time.Second)
+	untried := append([]string{}, uris...)
+	reached := 0
 	for {
-		up := true
-		for _, u := range uris {
+		var left []string
+		for _, u := range untried {
 			addr := "localhost:5672"
 			if pu, err := url.Parse(u); err == nil && pu.Host != "" {
 				addr = pu.Host
@@ -106,14 +114,15 @@ func serversUp(ctx context.Context, uris []string, timeout int) bool {
 			}
 			c, err := net.DialTimeout("tcp", addr, time.Second)
 			if err != nil {
-				up = false
-				break
+				left = append(left, u)
+				continue
 			}
 			_ = c.Close()
+			if reached++; reached == limit {
+				return true
+			}
 		}
-		if up {
-			return true
-		}
+		untried = left
 		if time.Now().Add(time.Second).After(deadline) {
 			return false
 		}
@@ -243,6 +252,15 @@ func mainRun(ctx context.Context, d *diff, args []string, sys cli.IO, run *resul
 	if e := nioSettings(o.nioThreads, o.nioPool); e != nil {
 		return cli.Finish(sys, mainThreadException(d, *e, false, logTime))
 	}
+	// Then the socket settings: -sni's names, -tsbs and -trbs.
+	for _, name := range o.serverNames {
+		if e := serverNameError(name); e != nil {
+			return cli.Finish(sys, mainThreadException(d, *e, false, logTime))
+		}
+	}
+	if o.socketErr != nil {
+		return cli.Finish(sys, mainThreadException(d, jvm.Exception{Class: "java.lang.NumberFormatException", Message: o.socketErr.(*numberError).msg}, false, logTime))
+	}
 	var csv *lineout.Writer
 	if p.csvPath != "" {
 		_ = os.Remove(p.csvPath)
@@ -253,7 +271,10 @@ func mainRun(ctx context.Context, d *diff, args []string, sys cli.IO, run *resul
 		defer f.Close()
 		csv = lineout.New(f)
 	}
-	if o.serversStartupTimeout > 0 && !serversUp(ctx, p.uris, o.serversStartupTimeout) {
+	if o.syncTimeoutErr != nil {
+		return cli.Finish(sys, mainThreadException(d, jvm.Exception{Class: "java.lang.NumberFormatException", Message: o.syncTimeoutErr.(*numberError).msg}, true, logTime))
+	}
+	if o.serversStartupTimeout > 0 && !serversUp(ctx, p.uris, o.serversStartupTimeout, o.serversUpLimit) {
 		if ctx.Err() != nil {
 			return interruptedEnding(ctx, d, out)
 		}
@@ -478,8 +499,10 @@ func execute(ctx context.Context, p *plan, out *lineout.Writer, stderr func(stri
 	close(printerStop)
 	<-printerDone
 	stopAgents()
-	ex.end = time.Now()
+	// PerfTest prints its summary once the connections are closed (within
+	// -st): their closing counts in the summary's time, as there.
 	r.closeAll()
+	ex.end = time.Now()
 	waitTimeout(&wg, 5*time.Second)
 	return ex, nil
 }
@@ -651,13 +674,19 @@ func (rep *reporter) stats(s *latency.Snapshot) latencyStats {
 }
 
 func (rep *reporter) summaryLines(end time.Time, t finalTotals) []string {
-	elapsed := end.Sub(rep.totalsFrom)
+	from, published, received := rep.totalsFrom, t.published, t.received
+	if at := rep.c.totalsRestart.Load(); at != 0 {
+		from = time.Unix(0, at)
+		published -= rep.c.publishedBase.Load()
+		received -= rep.c.receivedBase.Load()
+	}
+	elapsed := end.Sub(from)
 	ms := float64(elapsed.Milliseconds())
 	if ms <= 0 {
 		ms = 1
 	}
-	sent := float64(t.published) * 1000 / ms
-	recvd := float64(t.received) * 1000 / ms
+	sent := float64(published) * 1000 / ms
+	recvd := float64(received) * 1000 / ms
 	return rep.p.rel.summary(rep.p.id, rep.p.compact, rep.p.sh, elapsed, sent, recvd,
 		rep.stats(t.consume), rep.stats(t.confirm))
 }

@@ -2,7 +2,9 @@ package perftest
 
 import (
 	"fmt"
+	"math"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -73,6 +75,23 @@ type options struct {
 	nioThreads, nioPool  int
 	useDefaultSSLContext bool // -udsc: verify the broker's certificate
 	nioErr               error
+	// producerStartDelay is -prsd in seconds: each producer waits a random
+	// 1 ms to that many seconds before its first message; <= 0 none. As in
+	// PerfTest 2.20+, any rate option (-r, -vr, -P) without -prsd makes it 1.
+	producerStartDelay int
+	consumerArgs       map[string]any // -ca, basic.consume's arguments; nil without
+	serversUpLimit     int            // -sul; -1 = every URI
+	// sendBuffer and receiveBuffer are -tsbs and -trbs (SO_SNDBUF and
+	// SO_RCVBUF), set on each socket when > 0; tcpNoDelay is -tnd.
+	sendBuffer, receiveBuffer int
+	tcpNoDelay                bool
+	socketErr                 error    // a bad -tsbs or -trbs number
+	serverNames               []string // -sni, the TLS server name(s)
+	// expectedInstances is -ei: 2 or more synchronize that many PerfTest
+	// instances before the run (not done here); syncTimeoutErr is a bad
+	// -ist number, which main reports where PerfTest reads it.
+	expectedInstances int
+	syncTimeoutErr    error
 	// ignored lists options given that this clone parses but does not act
 	// on; the run names them on stderr.
 	ignored []string
@@ -285,6 +304,18 @@ func readOptions(d *diff, c *commandLine) (*options, error) {
 		v, err = c.float(key, def)
 		return v
 	}
+	if ownOption(d, "ei") {
+		// 2.20+ read -ei first of all; two instances or more need an ID.
+		if o.expectedInstances = num("ei", 0); err != nil {
+			return nil, err
+		}
+		if _, id := c.lookupValue("d"); o.expectedInstances >= 2 && !id {
+			return nil, validation(d, true, "A test ID is mandatory when instance synchronization is activated")
+		}
+		if v, ok := c.lookupValue("ist"); ok {
+			_, o.syncTimeoutErr = javaIntOrError(v)
+		}
+	}
 	o.id = c.str("d", "")
 	o.idGiven = c.has("d")
 	o.exchangeType = c.str("t", "direct")
@@ -324,11 +355,23 @@ func readOptions(d *diff, c *commandLine) (*options, error) {
 	o.useMillis = c.has("ms")
 	queueArgs := c.str("qa", "")
 	o.consumerLatencyMicros = num("L", 0)
+	// -hst, -pst and -ctp size Java thread pools (heartbeat senders,
+	// producer schedulers, consumer dispatchers); goroutines need none, so
+	// a valid number changes nothing here, but a bad one fails as there.
+	num("hst", -1)
 	o.messageProperties = keyValuePairs(c.str("mp", ""))
 	o.routingKeyCacheSize = num("rkcs", 0)
 	o.exclusive = c.has("E")
+	o.producerStartDelay = num("prsd", -1)
+	num("pst", -1)
+	num("ctp", -1)
 	o.shutdownTimeout = num("st", 5)
 	o.serversStartupTimeout = num("sst", -1)
+	o.serversUpLimit = num("sul", -1)
+	var thrown *jvm.Exception
+	if o.consumerArgs, thrown = consumerArguments(d, c.str("ca", "")); thrown != nil {
+		return nil, &javaThrow{*thrown}
+	}
 	o.disableRecovery = c.has("dcr")
 	o.nack = c.has("na")
 	o.requeue = strings.EqualFold(c.str("re", "true"), "true")
@@ -360,6 +403,9 @@ func readOptions(d *diff, c *commandLine) (*options, error) {
 		}
 	}
 	o.variableRates, o.variableSizes, o.variableLatencies = c.list("vr"), c.list("vs"), c.list("vl")
+	if d.metricsRefactor && (len(o.variableRates) > 0 || o.producerRate >= 0 || o.publishingInterval > 0) && o.producerStartDelay < 0 {
+		o.producerStartDelay = 1
+	}
 	o.polling = c.has("po")
 	o.pollingInterval = num("pi", -1)
 	o.jsonBody = c.has("jb")
@@ -402,6 +448,28 @@ func readOptions(d *diff, c *commandLine) (*options, error) {
 	o.bodyContentType = c.str("T", "")
 	o.verbose, o.verboseFull = c.has("verbose"), c.has("verbose-full")
 	o.useDefaultSSLContext = c.has("udsc")
+	o.sendBuffer, o.receiveBuffer, o.tcpNoDelay = -1, -1, true
+	if ownOption(d, "tsbs") {
+		// 2.22+ reads these with the TLS server names, once the TLS and
+		// NIO settings are made: main reports socketErr at that point.
+		if v, ok := c.lookupValue("tsbs"); ok {
+			o.sendBuffer, o.socketErr = javaIntOrError(v)
+		}
+		if v, ok := c.lookupValue("trbs"); ok && o.socketErr == nil {
+			o.receiveBuffer, o.socketErr = javaIntOrError(v)
+		}
+		o.tcpNoDelay = strings.EqualFold(c.str("tnd", "true"), "true")
+	}
+	if sni := c.str("sni", ""); strings.TrimSpace(sni) != "" {
+		// String.split drops trailing empty pieces; each name is trimmed.
+		pieces := strings.Split(sni, ",")
+		for len(pieces) > 1 && pieces[len(pieces)-1] == "" {
+			pieces = pieces[:len(pieces)-1]
+		}
+		for _, name := range pieces {
+			o.serverNames = append(o.serverNames, strings.TrimSpace(name))
+		}
+	}
 	o.nioThreads, o.nioPool = -1, -1
 	if v, ok := c.lookupValue("niot"); ok {
 		o.nioThreads, o.nioErr = javaIntOrError(v)
@@ -490,12 +558,21 @@ func readOptions(d *diff, c *commandLine) (*options, error) {
 			o.queues = append(o.queues, strings.TrimSpace(l))
 		}
 	}
-	for _, key := range []string{"prsd", "pst", "ca", "sni", "se",
-		"hst", "ctp", "sul",
+	if ownOption(d, "mlb") {
+		if e := streamArguments(d, c, o); e != nil {
+			return nil, e
+		}
+	}
+	acted := map[string]bool{"tsbs": true, "trbs": true, "tnd": true, "mlb": true, "smssb": true, "ll": true, "ma": true, "sco": true}
+	// Without synchronization (-ei below 2) the namespace and timeout do
+	// nothing in PerfTest either.
+	acted["ei"] = o.expectedInstances < 2
+	acted["isn"], acted["ist"] = acted["ei"], acted["ei"]
+	for _, key := range []string{"se",
 		// 2.19+ options
 		"mlb", "smssb", "ll", "ma", "sco", "csd", "em", "ei", "isn", "ist", "o2uri", "o2id", "o2sec", "o2gr", "o2p",
 		"cal", "tsbs", "trbs", "tnd"} {
-		if c.byKey[key] != nil && c.line.Has(key) {
+		if c.byKey[key] != nil && c.line.Has(key) && !(acted[key] && ownOption(d, key)) {
 			o.ignored = append(o.ignored, "-"+key)
 		}
 	}
@@ -515,6 +592,322 @@ func readOptions(d *diff, c *commandLine) (*options, error) {
 		}
 	}
 	return o, nil
+}
+
+// consumerArguments is -ca as PerfTest's convertKeyValuePairs reads it:
+// "k=v" pairs split at commas, a long where the value is one (2.20+: a
+// boolean for true and false), "" for a key alone, the exchange name
+// amq.default as "", and (2.20+) x-single-active-consumer as a boolean; a
+// pair with neither key nor value throws as there, and so (2.18) does a
+// key given twice.
+func consumerArguments(d *diff, s string) (map[string]any, *jvm.Exception) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	out := map[string]any{}
+	for _, entry := range javaSplit(s, ",") {
+		kv := javaSplit(entry, "=")
+		if len(kv) == 0 {
+			return nil, &jvm.Exception{Class: "java.lang.ArrayIndexOutOfBoundsException", Message: "Index 1 out of bounds for length 0"}
+		}
+		var v any = ""
+		if len(kv) > 1 {
+			if n, err := strconv.ParseInt(kv[1], 10, 64); err == nil {
+				v = n
+			} else if d.metricsRefactor && (kv[1] == "true" || kv[1] == "false") {
+				v = kv[1] == "true"
+			} else {
+				v = kv[1]
+			}
+		}
+		switch {
+		case kv[0] == "x-dead-letter-exchange" && v == "amq.default":
+			v = ""
+		case kv[0] == "x-single-active-consumer" && d.metricsRefactor:
+			v = strings.EqualFold(fmt.Sprint(v), "true")
+		}
+		if was, ok := out[kv[0]]; ok && !d.metricsRefactor {
+			// 2.20+ keep the last value.
+			return nil, &jvm.Exception{Class: "java.lang.IllegalStateException",
+				Message: fmt.Sprintf("Duplicate key %s (attempted merging values %v and %v)", kv[0], was, v)}
+		}
+		out[kv[0]] = v
+	}
+	return out, nil
+}
+
+// javaSplit is Java's String.split with a literal separator: trailing
+// empty pieces go (all of them when every piece is empty), but a text
+// without the separator is one piece, even when empty.
+func javaSplit(s, sep string) []string {
+	if !strings.Contains(s, sep) {
+		return []string{s}
+	}
+	parts := strings.Split(s, sep)
+	for len(parts) > 0 && parts[len(parts)-1] == "" {
+		parts = parts[:len(parts)-1]
+	}
+	return parts
+}
+
+// serverNameError is the IllegalArgumentException SNIHostName throws for
+// a name that is not a valid ASCII host name (IDN.toASCII with the STD3
+// rules, then its own checks); nil for a valid one. A name with non-ASCII
+// letters is let through: Java would send its punycode form.
+func serverNameError(name string) *jvm.Exception {
+	bad := func(msg string) *jvm.Exception {
+		return &jvm.Exception{Class: "java.lang.IllegalArgumentException", Message: msg}
+	}
+	labels := strings.Split(name, ".")
+	if len(labels) > 1 && labels[len(labels)-1] == "" {
+		labels = labels[:len(labels)-1]
+	}
+	for _, l := range labels {
+		if l == "" && name != "" {
+			return bad("Empty label is not a legal name")
+		}
+		ascii := true
+		for _, r := range l {
+			ascii = ascii && r <= 127
+		}
+		if !ascii {
+			continue
+		}
+		for _, r := range l {
+			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-') {
+				return bad("Contains non-LDH ASCII characters")
+			}
+		}
+		if strings.HasPrefix(l, "-") || strings.HasSuffix(l, "-") {
+			return bad("Has leading or trailing hyphen")
+		}
+		if len(l) > 63 {
+			return bad("The label in the input is too long")
+		}
+	}
+	switch {
+	case name == "":
+		return bad("Server name value of host_name cannot be empty")
+	case strings.HasSuffix(name, "."):
+		return bad("Server name value of host_name cannot have the trailing dot")
+	}
+	return nil
+}
+
+// streamArguments reads the 2.20+ queue and consumer arguments for quorum
+// queues and streams (-mlb, -smssb, -ma, -ll, -sco) into o, in PerfTest's
+// order, with its messages for a value it refuses.
+func streamArguments(d *diff, c *commandLine, o *options) error {
+	queueArg := func(k string, v any) {
+		if o.queueArgs == nil {
+			o.queueArgs = map[string]any{}
+		}
+		o.queueArgs[k] = v
+	}
+	maxLength := int64(-1) // -1: none
+	if o.queueArgs != nil && c.has("sq") {
+		maxLength = o.queueArgs["x-max-length-bytes"].(int64)
+	}
+	if v, ok := c.lookupValue("mlb"); ok {
+		n, valid := byteCapacity(v)
+		if !valid {
+			return validation(d, true, "'"+v+"' is not a valid byte capacity, valid example values: 100gb, 50mb")
+		}
+		if n == 0 {
+			delete(o.queueArgs, "x-max-length-bytes")
+			maxLength = -1
+		} else {
+			queueArg("x-max-length-bytes", n)
+			maxLength = n
+		}
+	}
+	segment := int64(-1)
+	if v, ok := c.lookupValue("smssb"); ok {
+		n, valid := byteCapacity(v)
+		if !valid {
+			return validation(d, true, "'"+v+"' is not a valid byte capacity, valid example values: 100gb, 50mb")
+		}
+		if n > 3_000_000_000 {
+			return validation(d, true, "The maximum segment size cannot be more than 3 GB")
+		}
+		queueArg("x-stream-max-segment-size-bytes", n)
+		segment = n
+	}
+	if v, ok := c.lookupValue("ma"); ok {
+		secs, positive, valid := javaDuration(v)
+		switch {
+		case !valid:
+			return validation(d, true, "'"+v+"' is not a valid duration, valid example values: PT15M, PT10H")
+		case !positive:
+			return validation(d, true, "'"+v+"' is not a valid duration, it must be positive")
+		}
+		queueArg("x-max-age", strconv.FormatInt(secs, 10)+"s")
+	}
+	if v, ok := c.lookupValue("ll"); ok {
+		if v != "client-local" && v != "balanced" {
+			return validation(d, true, "'"+v+"' is not a valid queue leader locator strategy. Valid values are client-local and balanced.")
+		}
+		queueArg("x-queue-leader-locator", v)
+	}
+	if v, ok := c.lookupValue("sco"); ok {
+		offset, valid := streamOffset(v)
+		if !valid {
+			return validation(d, true, "'"+v+"' is not a valid stream offset value.")
+		}
+		if o.consumerArgs == nil {
+			o.consumerArgs = map[string]any{}
+		}
+		o.consumerArgs["x-stream-offset"] = offset
+	}
+	if maxLength >= 0 && segment >= 0 && maxLength <= segment {
+		return validation(d, true, "Max length bytes must be greather than stream max segment size")
+	}
+	return nil
+}
+
+// byteCapacity is PerfTest's ByteCapacity.from: ASCII digits with an
+// optional kb, mb, gb or tb (any case, powers of 1000); the digits must
+// fit a long, and the product wraps as Java's does.
+func byteCapacity(v string) (int64, bool) {
+	digits := v
+	mult := int64(1)
+	if len(v) >= 2 {
+		switch strings.ToLower(v[len(v)-2:]) {
+		case "kb":
+			mult = 1000
+		case "mb":
+			mult = 1000_000
+		case "gb":
+			mult = 1000_000_000
+		case "tb":
+			mult = 1000_000_000_000
+		}
+		if mult > 1 {
+			digits = v[:len(v)-2]
+		}
+	}
+	if digits == "" || !asciiDigitsOnly(digits) {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(digits, 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	return n * mult, true
+}
+
+func asciiDigitsOnly(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// javaDurationPattern is java.time.Duration.parse's grammar:
+// [sign]P[nD][T[nH][nM][n[.f]S]], letters in any case, each number signed.
+var javaDurationPattern = regexp.MustCompile(`(?i)^([-+]?)P(?:([-+]?[0-9]+)D)?(T(?:([-+]?[0-9]+)H)?(?:([-+]?[0-9]+)M)?(?:([-+]?[0-9]+)(?:[.,]([0-9]{0,9}))?S)?)?$`)
+
+// javaDuration parses v as Duration.parse does and returns its whole
+// seconds (Duration.getSeconds, rounded down) and whether it is > 0; valid
+// is false where Java throws DateTimeParseException (no part at all, a T
+// with nothing after it, a number out of range).
+func javaDuration(v string) (secs int64, positive, valid bool) {
+	m := javaDurationPattern.FindStringSubmatch(v)
+	if m == nil || strings.EqualFold(m[3], "T") || (m[2] == "" && m[3] == "") {
+		return 0, false, false
+	}
+	big := new(bigDuration)
+	for i, unit := range []int64{86400, 3600, 60, 1} {
+		if s := m[2+i+boolInt(i > 0)]; s != "" {
+			n, err := strconv.ParseInt(s, 10, 64)
+			if err != nil || !big.add(n, unit) {
+				return 0, false, false
+			}
+		}
+	}
+	nanos := int64(0)
+	if f := m[7]; f != "" {
+		f = (f + "000000000")[:9]
+		nanos, _ = strconv.ParseInt(f, 10, 64)
+		if strings.HasPrefix(m[6], "-") {
+			nanos = -nanos
+		}
+	}
+	if m[1] == "-" {
+		if !big.negate() {
+			return 0, false, false
+		}
+		nanos = -nanos
+	}
+	secs = big.secs
+	// Duration keeps 0 <= nanos < 1e9 with the seconds rounded down.
+	if nanos < 0 {
+		secs--
+		nanos += 1_000_000_000
+	}
+	return secs, secs > 0 || secs == 0 && nanos > 0, true
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// bigDuration sums a Duration's parts in seconds, refusing an overflow as
+// Math.multiplyExact and Math.addExact do.
+type bigDuration struct{ secs int64 }
+
+func (b *bigDuration) add(n, unit int64) bool {
+	p := n * unit
+	if n != 0 && p/unit != n {
+		return false
+	}
+	s := b.secs + p
+	if (p > 0 && s < b.secs) || (p < 0 && s > b.secs) {
+		return false
+	}
+	b.secs = s
+	return true
+}
+
+func (b *bigDuration) negate() bool {
+	if b.secs == math.MinInt64 {
+		return false
+	}
+	b.secs = -b.secs
+	return true
+}
+
+// streamOffset is -sco's value as PerfTest sends it: "first", "last" or
+// "next" (any case, sent in lower case), an unsigned long (sent as the
+// signed long of its bits), or an ISO offset date-time (a timestamp).
+func streamOffset(v string) (any, bool) {
+	switch l := strings.ToLower(v); l {
+	case "first", "last", "next":
+		return l, true
+	}
+	if n, err := strconv.ParseUint(strings.TrimPrefix(v, "+"), 10, 64); err == nil && v != "" && v[0] != '-' {
+		return int64(n), true
+	}
+	if t, err := parseOffsetDateTime(v); err == nil {
+		return t, true
+	}
+	return nil, false
+}
+
+// ownOption: the release's own table has the option (not only another
+// release's).
+func ownOption(d *diff, key string) bool {
+	for _, o := range d.optionTable {
+		if o.Key() == key {
+			return true
+		}
+	}
+	return false
 }
 
 // javaIntOrError is Integer.parseInt, its failure as a *numberError.

@@ -67,6 +67,13 @@ type plan struct {
 	verifyBroker bool
 	// recoveryDelay is -cri, the pause before each reconnection attempt.
 	recoveryDelay recoveryDelay
+	// serverNames are -sni's TLS server names (the Java client sets them
+	// on every TLS socket; on a plain one it logs a warning).
+	serverNames []string
+	// sendBuffer and receiveBuffer (> 0) and noDelay are -tsbs, -trbs and
+	// -tnd, set on every connection's socket.
+	sendBuffer, receiveBuffer int
+	noDelay                   bool
 }
 
 type queueSettings struct {
@@ -87,11 +94,14 @@ type producerPlan struct {
 	msgCount      int           // 0 = unlimited
 	txSize        int           // -m: commit every txSize publishes
 	every         time.Duration // -P: one message per interval
-	confirm       int64         // -1 off, 0 confirm mode without window
-	confirmWait   time.Duration
-	size          int
-	useMillis     bool
-	exchange      string
+	// startDelay is -prsd: the first message waits a random 1 ms to
+	// startDelay; 0 none.
+	startDelay  time.Duration
+	confirm     int64 // -1 off, 0 confirm mode without window
+	confirmWait time.Duration
+	size        int
+	useMillis   bool
+	exchange    string
 	// declareExchange: each producer channel declares the exchange too.
 	declareExchange bool
 	// index numbers the producer channel in --verbose lines.
@@ -137,9 +147,10 @@ type consumerPlan struct {
 	nack, requeue   bool
 	useMillis       bool
 	dropZeroLatency bool
-	txSize          int    // -n: commit every txSize acknowledgements
-	exitWhen        string // -ew: "", "idle" or "empty"
-	index           int    // numbers the consumer channel in --verbose lines
+	args            amqp.Table // -ca: basic.consume's arguments
+	txSize          int        // -n: commit every txSize acknowledgements
+	exitWhen        string     // -ew: "", "idle" or "empty"
+	index           int        // numbers the consumer channel in --verbose lines
 	latencies       *schedule
 	// polling is -po: basic.get in a loop, pollInterval (-pi) after each.
 	polling      bool
@@ -185,6 +196,8 @@ func buildPlan(rel *diff, o *options, id string) *plan {
 		args: amqp.Table(o.queueArgs),
 	}
 	p.verifyBroker = o.useDefaultSSLContext
+	p.serverNames = o.serverNames
+	p.sendBuffer, p.receiveBuffer, p.noDelay = o.sendBuffer, o.receiveBuffer, o.tcpNoDelay
 	verbose := quietMessages
 	switch {
 	case o.verboseFull:
@@ -240,7 +253,7 @@ func buildPlan(rel *diff, o *options, id string) *plan {
 				prefetch: o.consumerPrefetch, globalPrefetch: o.channelPrefetch,
 				msgCount: o.consumerMsgCount, rate: o.consumerRate, latencyMicros: o.consumerLatencyMicros,
 				nack: o.nack, requeue: o.requeue, useMillis: o.useMillis, dropZeroLatency: rel.dropZeroLatency,
-				routingKey: keyOf(n), txSize: o.consumerTx, exitWhen: o.exitWhen,
+				routingKey: keyOf(n), txSize: o.consumerTx, exitWhen: o.exitWhen, args: amqp.Table(o.consumerArgs),
 				index: n, latencies: newSchedule(o.variableLatencies), polling: o.polling,
 				pollInterval:      time.Duration(max(o.pollingInterval, 0)) * time.Millisecond,
 				timestampInHeader: bodies.kind != timeSequenceBodies, verbose: verbose,
@@ -274,6 +287,7 @@ func buildPlan(rel *diff, o *options, id string) *plan {
 				mandatory: contains(o.flags, "mandatory"), persistent: contains(o.flags, "persistent"),
 				rate: rate, msgCount: o.producerMsgCount, confirm: o.confirm, txSize: o.producerTx,
 				every:       time.Duration(o.publishingInterval * float64(time.Second)),
+				startDelay:  time.Duration(max(o.producerStartDelay, 0)) * time.Second,
 				confirmWait: time.Duration(o.confirmTimeout) * time.Second,
 				size:        o.minMsgSize, useMillis: o.useMillis, exchange: o.exchangeName,
 				declareExchange: p.declareExchange,

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"strconv"
 	"strings"
@@ -45,6 +46,21 @@ type counters struct {
 	blockedNanos atomic.Int64
 	// legacy -l numbers of the interval (2.18): µs.
 	legacyMin, legacyMax, legacySum, legacyCount atomic.Int64
+	// totalsRestart (Unix ns, 0 = never) is when the summary's totals
+	// started again, with the counts published and received by then:
+	// 2.19+ restart them when the last producer ends its -prsd delay.
+	totalsRestart               atomic.Int64
+	publishedBase, receivedBase atomic.Int64
+}
+
+// restartTotals starts the summary's totals again from now: its counts,
+// its time and its latency histograms.
+func (c *counters) restartTotals() {
+	c.publishedBase.Store(c.published.Load())
+	c.receivedBase.Store(c.received.Load())
+	c.consumeTotal.Reset()
+	c.confirmTotal.Reset()
+	c.totalsRestart.Store(time.Now().UnixNano())
 }
 
 func newCounters() *counters {
@@ -120,6 +136,8 @@ type runner struct {
 	done     chan struct{} // closed when enough agents reached their limits
 	doneOnce sync.Once
 	limits   atomic.Int64
+	// delayedStarts counts producers still in their -prsd delay.
+	delayedStarts atomic.Int64
 	// fatal is the first error that ends the run from a worker.
 	fatal   atomic.Pointer[error]
 	started chan struct{}
@@ -175,6 +193,10 @@ func (r *runner) dial(name string, index int) (*amqp.Connection, error) {
 			if err != nil {
 				return nil, err
 			}
+			if err := r.configureSocket(c); err != nil {
+				_ = c.Close()
+				return nil, err
+			}
 			if r.p.frameMax > 0 && r.p.frameMax < 4096 {
 				// The broker refuses a frame max below 4096 at tune.
 				_ = c.Close()
@@ -188,6 +210,20 @@ func (r *runner) dial(name string, index int) (*amqp.Connection, error) {
 	}
 	if strings.HasPrefix(strings.ToLower(uri), "amqps://") {
 		cfg.TLSClientConfig = r.tlsConf
+		switch len(r.p.serverNames) {
+		case 0:
+		case 1:
+			cfg.TLSClientConfig = r.tlsConf.Clone()
+			cfg.TLSClientConfig.ServerName = r.p.serverNames[0]
+		default:
+			// A TLS socket takes one host name: Java's SSLParameters
+			// refuses a second one.
+			return nil, &javaThrow{jvm.Exception{Class: "java.lang.IllegalArgumentException", Message: "Duplicated server name of type 0"}}
+		}
+	} else if len(r.p.serverNames) > 0 {
+		// The Java client logs (with logback, to stdout) for every plain
+		// socket it configures with -sni.
+		r.stdout(time.Now().Format("15:04:05.000") + " [main] WARN  com.rabbitmq.perf.Utils - SNI parameter set on a non-TLS connection")
 	}
 	conn, err := amqp.DialConfig(uri, cfg)
 	if err != nil {
@@ -203,6 +239,28 @@ func (r *runner) dial(name string, index int) (*amqp.Connection, error) {
 	r.mu.Unlock()
 	r.watchBlocked(name, conn)
 	return conn, nil
+}
+
+// configureSocket sets -tsbs, -trbs and -tnd on a new connection's
+// socket before the TLS and AMQP handshakes. PerfTest's configurator sets
+// them before the TCP connect; Go's dialer has connected by then, so a
+// receive buffer given here does not change the window scale offered.
+func (r *runner) configureSocket(c net.Conn) error {
+	tc, ok := c.(*net.TCPConn)
+	if !ok {
+		return nil
+	}
+	if r.p.sendBuffer > 0 {
+		if err := tc.SetWriteBuffer(r.p.sendBuffer); err != nil {
+			return err
+		}
+	}
+	if r.p.receiveBuffer > 0 {
+		if err := tc.SetReadBuffer(r.p.receiveBuffer); err != nil {
+			return err
+		}
+	}
+	return tc.SetNoDelay(r.p.noDelay)
 }
 
 // connect dials one named connection that, unless -dcr, the Java client
@@ -555,7 +613,7 @@ func (r *runner) subscribe(conn *amqp.Connection, cp consumerPlan) (*subscriptio
 		feeds, consumed = append(feeds, feed), nil
 	}
 	for _, q := range consumed {
-		d, err := ch.Consume(q, "", cp.autoAck, false, false, false, nil)
+		d, err := ch.Consume(q, "", cp.autoAck, false, false, false, cp.args)
 		if err != nil {
 			return nil, during(60, 20, err)
 		}
@@ -804,6 +862,9 @@ func (r *runner) newProducer(rc *recoveringConn, pp producerPlan) (func(context.
 	if err != nil {
 		return nil, err
 	}
+	if pp.startDelay > 0 && pp.rate != 0 {
+		r.delayedStarts.Add(1)
+	}
 	return func(ctx context.Context) { r.produce(ctx, rc, pp, pub, out) }, nil
 }
 
@@ -938,9 +999,31 @@ func (r *runner) produce(ctx context.Context, rc *recoveringConn, pp producerPla
 	}
 	start := time.Now()
 	out.begin(start)
-	// rate is -r, or -vr's value in force.
+	// origin is the first message's time: after -prsd's random delay
+	// (the -vr and -vs schedules have started before it, as PerfTest's).
+	origin := start
+	if pp.startDelay > 0 {
+		delay := time.Duration(rand.Int64N(int64(pp.startDelay/time.Millisecond))+1) * time.Millisecond
+		if clock.Sleep(ctx, delay) != nil {
+			return
+		}
+		origin = time.Now()
+		if r.delayedStarts.Add(-1) == 0 && r.p.rel.metricsRefactor {
+			// Every agent has started now: what came before is warm-up.
+			c.restartTotals()
+		}
+	}
+	// rate is -r, or -vr's value in force: its first value is the one
+	// the release's limiter is made with, so the -prsd delay's permits
+	// are stored at that rate.
 	rate := pp.rate
-	// The rate's schedule counts from base (message baseN on).
+	if pp.rates != nil {
+		rate = float64(pp.rates.at(0))
+	}
+	// The rate's schedule counts from base (message baseN on): from the
+	// agent's start, not the end of -prsd's delay, as the release's rate
+	// limiter is made with the producer and so makes up for the delay
+	// (within its one second of stored permits) as for any stall.
 	base, baseN := start, 0
 	var tag uint64
 	// recovered reports whether the channel is open again after a loss:
@@ -1079,7 +1162,7 @@ func (r *runner) produce(ctx context.Context, rc *recoveringConn, pp producerPla
 		}
 		if pp.every > 0 {
 			// -P: one message per interval, on a fixed schedule.
-			if clock.Sleep(ctx, time.Until(start.Add(time.Duration(n+1)*pp.every))) != nil {
+			if clock.Sleep(ctx, time.Until(origin.Add(time.Duration(n+1)*pp.every))) != nil {
 				return
 			}
 			continue

@@ -120,7 +120,9 @@ func TestMessageOptionsInProcess(t *testing.T) {
 				}
 				return ""
 			}},
-		{"polling with an interval", base("poll", "-x", "1", "-y", "1", "-r", "200", "-po", "-pi", "250", "-z", "2", "--verbose"), 0,
+		// -prsd 0: no random start delay of up to 1 s (a rate's default)
+		// to eat into the 2 s these runs count over.
+		{"polling with an interval", base("poll", "-x", "1", "-y", "1", "-r", "200", "-prsd", "0", "-po", "-pi", "250", "-z", "2", "--verbose"), 0,
 			func(out, _ string) string {
 				if n := count(out, "consumer 0: received message"); n < 3 || n > 10 {
 					return fmt.Sprintf("%d gets in 2 s with -pi 250", n)
@@ -134,7 +136,7 @@ func TestMessageOptionsInProcess(t *testing.T) {
 				}
 				return ""
 			}},
-		{"variable consumer latency", base("vl", "-x", "1", "-y", "1", "-r", "100", "-vl", "200000:5", "-z", "2", "--verbose"), 0,
+		{"variable consumer latency", base("vl", "-x", "1", "-y", "1", "-r", "100", "-prsd", "0", "-vl", "200000:5", "-z", "2", "--verbose"), 0,
 			func(out, _ string) string {
 				if n := count(out, "consumer 0: received message"); n < 5 || n > 12 {
 					return fmt.Sprintf("%d messages consumed in 2 s at 200 ms each", n)
