@@ -3,17 +3,11 @@ package perftest
 import (
 	"context"
 	"fmt"
-	"math"
-	"math/rand/v2"
 	"net"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
-
-	"github.com/perfclones/perfclones/internal/jvm"
 )
 
 // coalescingConn batches a connection's writes: amqp091-go writes and
@@ -105,77 +99,6 @@ func (c *coalescingConn) Close() error {
 	case <-time.After(time.Second):
 	}
 	return c.Conn.Close()
-}
-
-// recoveryDelay is -cri: the pause before each attempt to reconnect a lost
-// connection, min itself when fixed, otherwise drawn to the millisecond
-// from [min, max), as the Java client's delay handler draws it.
-type recoveryDelay struct{ min, max time.Duration }
-
-// defaultRecoveryDelay is the Java client's network recovery interval.
-var defaultRecoveryDelay = recoveryDelay{min: 5 * time.Second, max: 5 * time.Second}
-
-func (d recoveryDelay) next() time.Duration {
-	if d.max <= d.min {
-		return d.min
-	}
-	ms := int64((d.max - d.min) / time.Millisecond)
-	return d.min + time.Duration(rand.Int64N(ms))*time.Millisecond
-}
-
-// parseRecoveryInterval reads -cri: "N" seconds, or "A-B" for a random
-// delay from A up to B seconds (PerfTest adds one second to B, so that B
-// itself may be drawn). Blank is the default. The exception is what
-// PerfTest throws for a value it refuses.
-func parseRecoveryInterval(s string) (recoveryDelay, *jvm.Exception) {
-	s = strings.TrimFunc(s, func(r rune) bool { return r <= ' ' })
-	if s == "" {
-		return defaultRecoveryDelay, nil
-	}
-	lo, hi, ranged := strings.Cut(s, "-")
-	if !asciiDigits(lo) || (ranged && !asciiDigits(hi)) {
-		return recoveryDelay{}, &jvm.Exception{Class: "java.lang.IllegalArgumentException",
-			Message: "Incorrect argument for connection recovery interval. Must be e.g. 30 or 30-60."}
-	}
-	seconds := func(v string) (time.Duration, *jvm.Exception) {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return 0, &jvm.Exception{Class: "java.lang.NumberFormatException", Message: `For input string: "` + v + `"`}
-		}
-		// Java multiplies by 1000 in a long; beyond a Duration's range a
-		// delay is as good as forever.
-		if n > int64(math.MaxInt64/time.Second) {
-			return math.MaxInt64, nil
-		}
-		return time.Duration(n) * time.Second, nil
-	}
-	min, e := seconds(lo)
-	if e != nil {
-		return recoveryDelay{}, e
-	}
-	if !ranged {
-		return recoveryDelay{min: min, max: min}, nil
-	}
-	max, e := seconds(hi)
-	if e != nil {
-		return recoveryDelay{}, e
-	}
-	if max <= min {
-		return recoveryDelay{}, &jvm.Exception{Class: "java.lang.IllegalArgumentException", Message: "Wrong interval min-max values: " + s}
-	}
-	return recoveryDelay{min: min, max: max + time.Second}, nil
-}
-
-func asciiDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // recoveringConn is one of a run's connections with the Java client's

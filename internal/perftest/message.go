@@ -3,7 +3,7 @@ package perftest
 // The messages a run sends, as PerfTest lays them out: the bodies (time
 // sequence, files or random JSON), the properties of -mp, the values that
 // take turns on a schedule (-vr, -vs, -vl), and the text --verbose prints
-// for a message. The plan builds these from the options; the workers use
+// for a message. The run's settings build these from the command line; the workers use
 // them. Nothing here touches the network.
 
 import (
@@ -34,7 +34,7 @@ type schedule struct {
 	ends   []time.Duration // cumulative end of each value in the cycle
 }
 
-// newSchedule reads definitions the options already validated (none
+// newSchedule reads definitions the command line's checks already validated (none
 // of zero length).
 func newSchedule(defs []string) *schedule {
 	if len(defs) == 0 {
@@ -78,7 +78,7 @@ const (
 	jsonBodies
 )
 
-// bodySettings are the options that shape bodies.
+// bodySettings are the settings that shape bodies.
 type bodySettings struct {
 	kind        bodyKind
 	files       []string
@@ -157,7 +157,7 @@ type keyValue struct {
 	value any // int64 when the text is a Java long, else the text
 }
 
-// keyValuePairs splits "k=v,k=v" as keyValues does, keeping the order; a
+// keyValuePairs splits "k=v,k=v" as the queue-argument splitting does, keeping the order; a
 // later pair replaces an earlier one of the same key in place.
 func keyValuePairs(s string) []keyValue {
 	if s == "" {

@@ -3,10 +3,12 @@ package perftest
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/perfclones/perfclones/internal/cli"
 	"github.com/perfclones/perfclones/internal/javaopts"
@@ -147,13 +149,6 @@ func (c *commandLine) list(key string) []string {
 	}
 	return c.line.Values(key)
 }
-
-// javaThrow is an exception PerfTest's own code throws (an index out of
-// bounds, a division by zero, a negative array size) on input it does not
-// check; the catch-all in main.go prints it as any other.
-type javaThrow struct{ e jvm.Exception }
-
-func (t *javaThrow) Error() string { return t.e.String() }
 
 // numberError is a NumberFormatException thrown while reading the options.
 type numberError struct{ msg string }
@@ -786,7 +781,7 @@ func byteCapacity(v string) (int64, bool) {
 			digits = v[:len(v)-2]
 		}
 	}
-	if digits == "" || !asciiDigitsOnly(digits) {
+	if !asciiDigits(digits) {
 		return 0, false
 	}
 	n, err := strconv.ParseInt(digits, 10, 64)
@@ -796,7 +791,11 @@ func byteCapacity(v string) (int64, bool) {
 	return n * mult, true
 }
 
-func asciiDigitsOnly(s string) bool {
+// asciiDigits: s is one or more of the digits 0-9, nothing else.
+func asciiDigits(s string) bool {
+	if s == "" {
+		return false
+	}
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
 			return false
@@ -996,4 +995,63 @@ func ignoredNotice(ignored []string) string {
 		return ""
 	}
 	return fmt.Sprintf("perfclones: perftest accepts but does not act on %s (another release's option, or not implemented)\n", strings.Join(ignored, ", "))
+}
+
+// recoveryDelay is -cri: the pause before each attempt to reconnect a lost
+// connection, min itself when fixed, otherwise drawn to the millisecond
+// from [min, max), as the Java client's delay handler draws it.
+type recoveryDelay struct{ min, max time.Duration }
+
+// defaultRecoveryDelay is the Java client's network recovery interval.
+var defaultRecoveryDelay = recoveryDelay{min: 5 * time.Second, max: 5 * time.Second}
+
+func (d recoveryDelay) next() time.Duration {
+	if d.max <= d.min {
+		return d.min
+	}
+	ms := int64((d.max - d.min) / time.Millisecond)
+	return d.min + time.Duration(rand.Int64N(ms))*time.Millisecond
+}
+
+// parseRecoveryInterval reads -cri: "N" seconds, or "A-B" for a random
+// delay from A up to B seconds (PerfTest adds one second to B, so that B
+// itself may be drawn). Blank is the default. The exception is what
+// PerfTest throws for a value it refuses.
+func parseRecoveryInterval(s string) (recoveryDelay, *jvm.Exception) {
+	s = strings.TrimFunc(s, func(r rune) bool { return r <= ' ' })
+	if s == "" {
+		return defaultRecoveryDelay, nil
+	}
+	lo, hi, ranged := strings.Cut(s, "-")
+	if !asciiDigits(lo) || (ranged && !asciiDigits(hi)) {
+		return recoveryDelay{}, &jvm.Exception{Class: "java.lang.IllegalArgumentException",
+			Message: "Incorrect argument for connection recovery interval. Must be e.g. 30 or 30-60."}
+	}
+	seconds := func(v string) (time.Duration, *jvm.Exception) {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return 0, &jvm.Exception{Class: "java.lang.NumberFormatException", Message: `For input string: "` + v + `"`}
+		}
+		// Java multiplies by 1000 in a long; beyond a Duration's range a
+		// delay is as good as forever.
+		if n > int64(math.MaxInt64/time.Second) {
+			return math.MaxInt64, nil
+		}
+		return time.Duration(n) * time.Second, nil
+	}
+	min, e := seconds(lo)
+	if e != nil {
+		return recoveryDelay{}, e
+	}
+	if !ranged {
+		return recoveryDelay{min: min, max: min}, nil
+	}
+	max, e := seconds(hi)
+	if e != nil {
+		return recoveryDelay{}, e
+	}
+	if max <= min {
+		return recoveryDelay{}, &jvm.Exception{Class: "java.lang.IllegalArgumentException", Message: "Wrong interval min-max values: " + s}
+	}
+	return recoveryDelay{min: min, max: max + time.Second}, nil
 }

@@ -755,7 +755,7 @@ func (r *runner) consume(ctx context.Context, rc *recoveringConn, cp consumerPla
 			latencyMicros = cp.latencies.at(time.Since(start))
 		}
 		if latencyMicros > 0 {
-			pause(time.Duration(latencyMicros) * time.Microsecond)
+			simulateProcessing(time.Duration(latencyMicros) * time.Microsecond)
 		}
 		if !cp.autoAck {
 			sinceAck++
@@ -837,8 +837,8 @@ func (r *runner) queuesEmpty(conn *amqp.Connection, queues []string) bool {
 	return true
 }
 
-// pause is -L's simulated processing: a sleep from 1 ms, a busy wait below.
-func pause(d time.Duration) {
+// simulateProcessing is -L: a sleep from 1 ms, a busy wait below.
+func simulateProcessing(d time.Duration) {
 	if d >= time.Millisecond {
 		time.Sleep(d)
 		return
@@ -868,9 +868,9 @@ func (r *runner) newProducer(rc *recoveringConn, pp producerPlan) (func(context.
 	return func(ctx context.Context) { r.produce(ctx, rc, pp, pub, out) }, nil
 }
 
-// publisher is a producer channel on one connection, opened again on the
+// producerChannel is a producer's channel on one connection, opened again on the
 // recovered connection after a loss.
-type publisher struct {
+type producerChannel struct {
 	conn     *amqp.Connection
 	ch       *amqp.Channel
 	confirms chan amqp.Confirmation // nil without confirms
@@ -879,7 +879,7 @@ type publisher struct {
 
 // openPublisher declares the exchange (unless told not to) and puts the
 // channel in confirm or transaction mode, as at start and on recovery.
-func (r *runner) openPublisher(conn *amqp.Connection, pp producerPlan) (*publisher, error) {
+func (r *runner) openPublisher(conn *amqp.Connection, pp producerPlan) (*producerChannel, error) {
 	ch, err := conn.Channel()
 	if err != nil {
 		return nil, err
@@ -914,7 +914,7 @@ func (r *runner) openPublisher(conn *amqp.Connection, pp producerPlan) (*publish
 		}
 	}
 	closed := ch.NotifyClose(make(chan *amqp.Error, 1))
-	return &publisher{conn: conn, ch: ch, confirms: confirms, closed: closed}, nil
+	return &producerChannel{conn: conn, ch: ch, confirms: confirms, closed: closed}, nil
 }
 
 // reopen waits for the producer's connection to come back and opens the
@@ -922,7 +922,7 @@ func (r *runner) openPublisher(conn *amqp.Connection, pp producerPlan) (*publish
 // how often to look (PerfTest's producer sleeps a second at a time while
 // its connection recovers; one waiting for a confirm slot is let go as
 // soon as recovery resets its window).
-func (r *runner) reopen(ctx context.Context, rc *recoveringConn, pp producerPlan, lost *amqp.Connection, poll time.Duration) *publisher {
+func (r *runner) reopen(ctx context.Context, rc *recoveringConn, pp producerPlan, lost *amqp.Connection, poll time.Duration) *producerChannel {
 	for {
 		conn := rc.recovered(ctx, lost, poll)
 		if conn == nil {
@@ -939,7 +939,7 @@ func (r *runner) reopen(ctx context.Context, rc *recoveringConn, pp producerPlan
 	}
 }
 
-func (r *runner) produce(ctx context.Context, rc *recoveringConn, pp producerPlan, pub *publisher, out *outgoing) {
+func (r *runner) produce(ctx context.Context, rc *recoveringConn, pp producerPlan, pub *producerChannel, out *outgoing) {
 	c := r.c
 	verbose, verboseFull := pp.verbose != quietMessages, pp.verbose == verboseFullMessages
 	// The confirm window: a slot per unconfirmed message, and the publish
