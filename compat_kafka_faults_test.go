@@ -16,11 +16,9 @@ package perfclones_test
 // failed was not written). Of Java's run the test asserts the same bound,
 // the final line and the same exit code, and logs where it breaks one of
 // the identities. Each case logs a "compare |" line per tool: exit code,
-// time to exit, sent, failed, records in the topic. A case counts the
-// produce requests in flight per broker connection at a proxy between
-// Toxiproxy and the broker: with acks=all and idempotence (the defaults)
-// more than one. The last cases pause and kill the broker under both
-// consumers.
+// time to exit, sent, failed, records in the topic (the produce requests
+// in flight per broker are counted in compat_kafka_inflight_test.go). The
+// last cases pause and kill the broker under both consumers.
 //
 // The test starts the rig (and stops it at the end); it takes four to six
 // minutes (more on a busy machine, where the broker restarts slowly), most
@@ -483,34 +481,6 @@ func TestCompatKafkaFaults(t *testing.T) {
 		})
 	}
 
-	// Requests in flight: a counting proxy between Toxiproxy and the
-	// broker, so every connection of the client is counted.
-	t.Run("produce requests in flight per broker", func(t *testing.T) {
-		upstream := rig.proxy.Upstream
-		counter := startCountingProxy(t, upstream)
-		rig.proxy.Upstream = counter.addr
-		if err := rig.proxy.Save(); err != nil {
-			t.Fatalf("proxy upstream -> %s: %v", counter.addr, err)
-		}
-		t.Cleanup(func() {
-			rig.proxy.Upstream = upstream
-			if err := rig.proxy.Save(); err != nil {
-				t.Errorf("proxy upstream back to %s: %v", upstream, err)
-			}
-		})
-		topic := createTopic(t, addrs, "wanflight", 3, 1, nil)
-		const n = 30000
-		r := startProducer(t, producer, []string{"--topic", topic, "--num-records", strconv.Itoa(n), "--payload-monotonic",
-			"--throughput", "-1", "--bootstrap-server", rig.bootstrap})
-		rc := r.wait(t, 2*time.Minute)
-		checkExact(t, addrs, topic, r, rc, n)
-		produced, most := counter.produce.Load(), counter.maxInFlight.Load()
-		t.Logf("%d produce requests, at most %d in flight on one connection", produced, most)
-		if produced == 0 || most < 2 {
-			t.Errorf("at most %d produce request(s) in flight per broker connection (of %d), want more than 1 with acks=all and idempotence", most, produced)
-		}
-	})
-
 	// The consumer on a dying broker: both tools consume a topic a
 	// producer feeds at 2000 records/s, and 6 s in the broker is paused
 	// for 20 s or killed. No record arrives after that, so each ends its
@@ -646,6 +616,25 @@ func startCountingProxy(t *testing.T, upstream string) *countingProxy {
 		}
 	}()
 	return p
+}
+
+// countProduceRequests puts a counting proxy between Toxiproxy and the
+// broker, so every connection of a client is counted, until the test ends.
+func (w *wanRig) countProduceRequests(t *testing.T) *countingProxy {
+	t.Helper()
+	upstream := w.proxy.Upstream
+	counter := startCountingProxy(t, upstream)
+	w.proxy.Upstream = counter.addr
+	if err := w.proxy.Save(); err != nil {
+		t.Fatalf("proxy upstream -> %s: %v", counter.addr, err)
+	}
+	t.Cleanup(func() {
+		w.proxy.Upstream = upstream
+		if err := w.proxy.Save(); err != nil {
+			t.Errorf("proxy upstream back to %s: %v", upstream, err)
+		}
+	})
+	return counter
 }
 
 // connState is one connection's produce requests not yet answered, by
