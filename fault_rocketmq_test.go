@@ -365,6 +365,22 @@ func rmqConsumerFaults(t *testing.T, bin string, g *testenv.PrivateRocketMQ) {
 		})
 	})
 
+	t.Run("network stalled", func(t *testing.T) {
+		// Nothing crosses the proxy for 10 s (timeout 0: the connections
+		// are held, not closed). A pull whose answer was held is pulled
+		// again from the consumer's own offset, but an offset commit may
+		// be held too, so the count is bounded, not exact.
+		check(t, "network stalled 10 s (timeout toxic)", 120*time.Second, false, func(t *testing.T, topic string) int64 {
+			return during(t, topic, func() {
+				if _, err := g.Proxy.AddToxic("fault", "timeout", "upstream", 1, toxiproxy.Attributes{"timeout": 0}); err != nil {
+					t.Error(err)
+				}
+				time.Sleep(10 * time.Second)
+				_ = g.Proxy.RemoveToxic("fault")
+			})
+		})
+	})
+
 	t.Run("broker paused", func(t *testing.T) {
 		// Pulls in flight wait out the pause (the client's pull timeout
 		// is longer); the consumer goes on from its own offsets.
