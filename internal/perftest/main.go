@@ -300,6 +300,10 @@ func mainRun(ctx context.Context, d *diff, args []string, sys cli.IO, run *resul
 			ex.Stdout = logTime() + " [main] ERROR c.r.client.impl.SocketFrameHandler - TLS connection failed: " + untrusted.message + "\n" + ex.Stdout
 			return cli.Finish(sys, ex)
 		}
+		var timedOut *syncTimeoutError
+		if errors.As(err, &timedOut) {
+			return cli.Finish(sys, mainThreadException(d, timedOut.exception(), true, logTime, timedOut.causes()...))
+		}
 		e, causes := javaException(err)
 		return cli.Finish(sys, mainThreadException(d, e, true, logTime, causes...))
 	}
@@ -468,6 +472,13 @@ func execute(ctx context.Context, p *plan, out *lineout.Writer, stderr func(stri
 		r.closeAll()
 		return nil, nil
 	}
+	if err == nil && p.instances.expected >= 2 {
+		err = awaitInstances(ctx, r, out)
+		if ctx.Err() != nil {
+			r.closeAll()
+			return nil, nil
+		}
+	}
 	if err != nil {
 		r.closeAll()
 		return &execution{rep: rep, r: r}, err
@@ -505,6 +516,21 @@ func execute(ctx context.Context, p *plan, out *lineout.Writer, stderr func(stri
 	ex.end = time.Now()
 	waitTimeout(&wg, 5*time.Second)
 	return ex, nil
+}
+
+// awaitInstances is PerfTest's instance synchronisation, after every
+// start-up line and before any agent runs, on a connection of its own.
+func awaitInstances(ctx context.Context, r *runner, out *lineout.Writer) error {
+	conn, err := r.dial("perf-test-instance-sync", 0)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	write := out.Write
+	if r.p.quiet {
+		write = func(string) {}
+	}
+	return r.p.instances.wait(ctx, conn, write)
 }
 
 func waitTimeout(wg *sync.WaitGroup, d time.Duration) {

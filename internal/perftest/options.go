@@ -90,9 +90,12 @@ type options struct {
 	socketErr                 error    // a bad -tsbs or -trbs number
 	serverNames               []string // -sni, the TLS server name(s)
 	// expectedInstances is -ei: 2 or more synchronize that many PerfTest
-	// instances before the run (not done here); syncTimeoutErr is a bad
-	// -ist number, which main reports where PerfTest reads it.
+	// instances before the run, for -ist seconds (syncTimeout) at most;
+	// syncNamespace is -isn. syncTimeoutErr is a bad -ist number, which
+	// main reports where PerfTest reads it.
 	expectedInstances int
+	syncNamespace     string
+	syncTimeout       int
 	syncTimeoutErr    error
 	// ignored lists options given that this clone parses but does not act
 	// on; the run names them on stderr.
@@ -307,9 +310,11 @@ func readOptions(d *diff, c *commandLine) (*options, error) {
 		if _, id := c.lookupValue("d"); o.expectedInstances >= 2 && !id {
 			return nil, validation(d, true, "A test ID is mandatory when instance synchronization is activated")
 		}
+		o.syncTimeout = 600
 		if v, ok := c.lookupValue("ist"); ok {
-			_, o.syncTimeoutErr = javaIntOrError(v)
+			o.syncTimeout, o.syncTimeoutErr = javaIntOrError(v)
 		}
+		o.syncNamespace, _ = c.lookupValue("isn")
 	}
 	o.id = c.str("d", "")
 	o.idGiven = c.has("d")
@@ -559,10 +564,7 @@ func readOptions(d *diff, c *commandLine) (*options, error) {
 		}
 	}
 	acted := map[string]bool{"tsbs": true, "trbs": true, "tnd": true, "mlb": true, "smssb": true, "ll": true, "ma": true, "sco": true}
-	// Without synchronization (-ei below 2) the namespace and timeout do
-	// nothing in PerfTest either.
-	acted["ei"] = o.expectedInstances < 2
-	acted["isn"], acted["ist"] = acted["ei"], acted["ei"]
+	acted["ei"], acted["isn"], acted["ist"] = true, true, true
 	for _, key := range []string{"se",
 		// 2.19+ options
 		"mlb", "smssb", "ll", "ma", "sco", "csd", "em", "ei", "isn", "ist", "o2uri", "o2id", "o2sec", "o2gr", "o2p",

@@ -87,8 +87,7 @@ func TestStartDelayAndSocketOptions(t *testing.T) {
 }
 
 // TestNotActedOnAreNamed: what stays named on stderr as not acted on is
-// what the run cannot do; instance synchronization's options count only
-// when it is asked for (-ei 2 or more).
+// what the run cannot do.
 func TestNotActedOnAreNamed(t *testing.T) {
 	d := &releases.List[1].Diff
 	for _, tc := range []struct {
@@ -96,7 +95,7 @@ func TestNotActedOnAreNamed(t *testing.T) {
 		want string
 	}{
 		{[]string{"-ei", "1", "-ist", "5", "-isn", "ns", "-pst", "2", "-hst", "1", "-ctp", "3"}, ""},
-		{[]string{"-se", "-csd", "1", "-d", "x", "-ei", "2", "-ist", "5"}, "-se -csd -ei -ist"},
+		{[]string{"-se", "-csd", "1", "-d", "x", "-ei", "2", "-ist", "5"}, "-se -csd"},
 		{[]string{"-mlb", "1gb", "-smssb", "1mb", "-ma", "PT10M", "-ll", "balanced", "-sco", "first"}, ""},
 	} {
 		o, err := parseOptions(d, tc.args, func(string) string { return "" })

@@ -67,6 +67,8 @@ type plan struct {
 	verifyBroker bool
 	// recoveryDelay is -cri, the pause before each reconnection attempt.
 	recoveryDelay recoveryDelay
+	// instances is -ei with -isn and -ist; expected < 2 waits for nobody.
+	instances instanceSync
 	// serverNames are -sni's TLS server names (the Java client sets them
 	// on every TLS socket; on a plain one it logs a warning).
 	serverNames []string
@@ -196,6 +198,8 @@ func buildPlan(rel *diff, o *options, id string) *plan {
 		args: amqp.Table(o.queueArgs),
 	}
 	p.verifyBroker = o.useDefaultSSLContext
+	p.instances = instanceSync{expected: o.expectedInstances, testID: id, namespace: o.syncNamespace,
+		timeout: time.Duration(o.syncTimeout) * time.Second, tick: 5 * time.Second}
 	p.serverNames = o.serverNames
 	p.sendBuffer, p.receiveBuffer, p.noDelay = o.sendBuffer, o.receiveBuffer, o.tcpNoDelay
 	verbose := quietMessages
