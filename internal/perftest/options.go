@@ -81,6 +81,9 @@ type options struct {
 	// 1 ms to that many seconds before its first message; <= 0 none. As in
 	// PerfTest 2.20+, any rate option (-r, -vr, -P) without -prsd makes it 1.
 	producerStartDelay int
+	// consumerStartDelay is -csd (2.19+) in seconds: the consumers start
+	// consuming that long after the run starts; <= 0 at once.
+	consumerStartDelay int
 	consumerArgs       map[string]any // -ca, basic.consume's arguments; nil without
 	serversUpLimit     int            // -sul; -1 = every URI
 	// sendBuffer and receiveBuffer are -tsbs and -trbs (SO_SNDBUF and
@@ -363,6 +366,9 @@ func readOptions(d *diff, c *commandLine) (*options, error) {
 	o.routingKeyCacheSize = num("rkcs", 0)
 	o.exclusive = c.has("E")
 	o.producerStartDelay = num("prsd", -1)
+	if ownOption(d, "csd") {
+		o.consumerStartDelay = num("csd", -1)
+	}
 	num("pst", -1)
 	num("ctp", -1)
 	o.shutdownTimeout = num("st", 5)
@@ -565,6 +571,7 @@ func readOptions(d *diff, c *commandLine) (*options, error) {
 	}
 	acted := map[string]bool{"tsbs": true, "trbs": true, "tnd": true, "mlb": true, "smssb": true, "ll": true, "ma": true, "sco": true}
 	acted["ei"], acted["isn"], acted["ist"] = true, true, true
+	acted["csd"] = true
 	for _, key := range []string{"se",
 		// 2.19+ options
 		"mlb", "smssb", "ll", "ma", "sco", "csd", "em", "ei", "isn", "ist", "o2uri", "o2id", "o2sec", "o2gr", "o2p",

@@ -57,6 +57,9 @@ type plan struct {
 	compact                      bool
 	csvPath                      string
 	countLimits                  int // channels that end the run when they reach their limit
+	// consumerStartDelay is -csd: the consumers, declared at set-up,
+	// subscribe that long after the agents start; 0 at once.
+	consumerStartDelay time.Duration
 	// quiet runs print nothing (PerfTestMulti's scenarios).
 	quiet bool
 	// recovery is the Java client's automatic connection recovery (on
@@ -308,6 +311,7 @@ func buildPlan(rel *diff, o *options, id string) *plan {
 	if o.consumerMsgCount > 0 || o.exitWhen != "" {
 		p.countLimits += len(p.consumers)
 	}
+	p.consumerStartDelay = time.Duration(max(o.consumerStartDelay, 0)) * time.Second
 	return p
 }
 

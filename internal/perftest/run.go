@@ -545,15 +545,43 @@ func (r *runner) setUp(ctx context.Context, out func(string)) (agents []func(con
 	return agents, nil
 }
 
-// newConsumer subscribes one consumer channel; the agent it returns
-// handles deliveries until ctx ends or its message limit is reached.
+// newConsumer sets up one consumer channel: its queues are declared now,
+// and it subscribes now or, with -csd, when its agent has waited the
+// delay (PerfTest starts its consumers on a timer then, after the
+// producers). The agent handles deliveries until ctx ends or its message
+// limit is reached.
 func (r *runner) newConsumer(rc *recoveringConn, cp consumerPlan) (func(context.Context), error) {
 	conn, _ := rc.current()
-	sub, err := r.subscribe(conn, cp)
+	sub, err := r.prepareConsumer(conn, cp)
 	if err != nil {
 		return nil, err
 	}
-	return func(ctx context.Context) { r.consume(ctx, rc, cp, sub) }, nil
+	delay := r.p.consumerStartDelay
+	if delay <= 0 {
+		if err := r.startConsuming(sub, cp); err != nil {
+			return nil, err
+		}
+	}
+	return func(ctx context.Context) {
+		if delay > 0 {
+			if clock.Sleep(ctx, delay) != nil {
+				return
+			}
+			if err := r.startConsuming(sub, cp); err != nil {
+				if ctx.Err() != nil {
+					return
+				}
+				if !r.p.recovery || !sub.conn.IsClosed() {
+					r.lost("Consumer shut down", err)
+					return
+				}
+				if sub = r.resubscribe(ctx, rc, cp, sub.conn); sub == nil {
+					return
+				}
+			}
+		}
+		r.consume(ctx, rc, cp, sub)
+	}, nil
 }
 
 // subscription is a consumer channel on one connection, made again on
@@ -571,6 +599,16 @@ type subscription struct {
 // subscribe declares the consumer channel's queues and bindings and
 // subscribes to them, as PerfTest does at start and on recovery.
 func (r *runner) subscribe(conn *amqp.Connection, cp consumerPlan) (*subscription, error) {
+	sub, err := r.prepareConsumer(conn, cp)
+	if err != nil {
+		return nil, err
+	}
+	return sub, r.startConsuming(sub, cp)
+}
+
+// prepareConsumer opens a consumer channel, declares and binds its queues
+// and sets its prefetch: a subscription without deliveries yet.
+func (r *runner) prepareConsumer(conn *amqp.Connection, cp consumerPlan) (*subscription, error) {
 	ch, err := conn.Channel()
 	if err != nil {
 		return nil, err
@@ -603,6 +641,13 @@ func (r *runner) subscribe(conn *amqp.Connection, cp consumerPlan) (*subscriptio
 			return nil, err
 		}
 	}
+	return &subscription{conn: conn, ch: ch, queues: queues}, nil
+}
+
+// startConsuming subscribes a prepared consumer channel to its queues
+// (with -po, starts its gets) and puts it in transaction mode with -n.
+func (r *runner) startConsuming(sub *subscription, cp consumerPlan) error {
+	ch, queues := sub.ch, sub.queues
 	var feeds []<-chan amqp.Delivery
 	var stopPolling func()
 	consumed := queues
@@ -615,7 +660,7 @@ func (r *runner) subscribe(conn *amqp.Connection, cp consumerPlan) (*subscriptio
 	for _, q := range consumed {
 		d, err := ch.Consume(q, "", cp.autoAck, false, false, false, cp.args)
 		if err != nil {
-			return nil, during(60, 20, err)
+			return during(60, 20, err)
 		}
 		feeds = append(feeds, d)
 	}
@@ -637,11 +682,12 @@ func (r *runner) subscribe(conn *amqp.Connection, cp consumerPlan) (*subscriptio
 	}
 	if cp.txSize > 0 {
 		if err := ch.Tx(); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	closed := ch.NotifyClose(make(chan *amqp.Error, 1))
-	return &subscription{conn: conn, ch: ch, queues: queues, deliveries: merged, closed: closed, stopPolling: stopPolling}, nil
+	sub.deliveries, sub.stopPolling = merged, stopPolling
+	sub.closed = ch.NotifyClose(make(chan *amqp.Error, 1))
+	return nil
 }
 
 // resubscribe waits for the consumer's connection to come back and
@@ -684,10 +730,10 @@ func (r *runner) consume(ctx context.Context, rc *recoveringConn, cp consumerPla
 	if cp.exitWhen != "" {
 		go r.watchExit(ctx, cp, &current, &lastDelivery)
 	}
-	interval := c.consumeInterval.NewRecorder()
-	total := c.consumeTotal.NewRecorder()
-	defer interval.Flush()
-	defer total.Flush()
+	// Latencies go straight into the histograms (a lock each, not a
+	// batching recorder): an interval line then shows the messages of its
+	// own interval, the first one too, however slow the rate.
+	interval, total := c.consumeInterval, c.consumeTotal
 	var count, sinceAck int
 	// The -R schedule counts from base (delivery baseCount on).
 	start := time.Now()
@@ -959,10 +1005,8 @@ func (r *runner) produce(ctx context.Context, rc *recoveringConn, pp producerPla
 		}
 		go func() {
 			defer close(done)
-			rec := c.confirmInterval.NewRecorder()
-			tot := c.confirmTotal.NewRecorder()
-			defer rec.Flush()
-			defer tot.Flush()
+			// Straight into the histograms, as the consumers' latencies.
+			rec, tot := c.confirmInterval, c.confirmTotal
 			for cf := range confirms {
 				if cf.Ack {
 					c.confirmed.Add(1)

@@ -45,6 +45,22 @@ func TestRunInProcess(t *testing.T) {
 	}
 }
 
+// TestFirstIntervalLatency: at a rate far below a batch a second, the
+// first interval line shows its own messages' consumer and confirm
+// latency, as the jar's does, not zeros.
+func TestFirstIntervalLatency(t *testing.T) {
+	env := testenv.RabbitMQ(t)
+	code, stdout, stderr := runMain(t, "2.22", []string{"-h", env.URI, "-e", "perfclones-first-interval", "-x", "1", "-y", "1",
+		"-r", "20", "-prsd", "0", "-c", "5", "-z", "2"}, nil)
+	if code != 0 {
+		t.Fatalf("code %d\n%s%s", code, stdout, stderr)
+	}
+	first := lineWith(stdout, ", time 1.")
+	if first == "" || strings.Contains(first, "consumer latency: 0/0/0/0/0 ") || strings.Contains(first, "confirm latency: 0/0/0/0/0 ") {
+		t.Errorf("the first interval line has no latency:\n%s", stdout)
+	}
+}
+
 // TestMessageOptionsInProcess: what -B, -T, -mp, -jb, -rkcs, -po, -vr, -vl,
 // --verbose, -niot and -udsc do to a run, seen in its output or by a
 // consumer of our own on the broker.
