@@ -261,6 +261,15 @@ func mainRun(ctx context.Context, d *diff, args []string, sys cli.IO, run *resul
 	if o.socketErr != nil {
 		return cli.Finish(sys, mainThreadException(d, jvm.Exception{Class: "java.lang.NumberFormatException", Message: o.socketErr.(*numberError).msg}, false, logTime))
 	}
+	// PerfTest sets its metrics up here, and starts them once the output
+	// file is open.
+	metrics, thrown := readMetricsSettings(o.line, args)
+	if thrown != nil {
+		return cli.Finish(sys, mainThreadException(d, *thrown, false, logTime))
+	}
+	if n := metrics.notice(); n != "" {
+		_, _ = sys.Stderr.Write([]byte(n))
+	}
 	var csv *lineout.Writer
 	if p.csvPath != "" {
 		_ = os.Remove(p.csvPath)
@@ -270,6 +279,17 @@ func mainRun(ctx context.Context, d *diff, args []string, sys cli.IO, run *resul
 		}
 		defer f.Close()
 		csv = lineout.New(f)
+	}
+	var mx *metricsExport
+	if metrics.enabled() {
+		var causes []jvm.Exception
+		if mx, thrown, causes = startMetrics(metrics, p, o); thrown != nil {
+			return cli.Finish(sys, mainThreadException(d, *thrown, true, logTime, causes...))
+		}
+		defer mx.close()
+	}
+	if thrown = metrics.readExpected(d, o.line, o); thrown != nil {
+		return cli.Finish(sys, mainThreadException(d, *thrown, true, logTime))
 	}
 	if o.syncTimeoutErr != nil {
 		return cli.Finish(sys, mainThreadException(d, jvm.Exception{Class: "java.lang.NumberFormatException", Message: o.syncTimeoutErr.(*numberError).msg}, true, logTime))
@@ -287,7 +307,7 @@ func mainRun(ctx context.Context, d *diff, args []string, sys cli.IO, run *resul
 		}
 		return 0
 	}
-	ex, err := execute(ctx, p, out, lineout.New(sys.Stderr).Line, csv, nil)
+	ex, err := executeWith(ctx, p, out, lineout.New(sys.Stderr).Line, csv, nil, mx)
 	if ex == nil {
 		return interruptedEnding(ctx, d, out)
 	}
@@ -439,6 +459,12 @@ type execution struct {
 // ctx's end. A nil execution means ctx ended during setup; an error, that
 // setup failed.
 func execute(ctx context.Context, p *plan, out *lineout.Writer, stderr func(string), csv *lineout.Writer, onReport func(intervalReport)) (*execution, error) {
+	return executeWith(ctx, p, out, stderr, csv, onReport, nil)
+}
+
+// executeWith is execute with the metrics registries (nil: none) fed the
+// run's counters and intervals.
+func executeWith(ctx context.Context, p *plan, out *lineout.Writer, stderr func(string), csv *lineout.Writer, onReport func(intervalReport), mx *metricsExport) (*execution, error) {
 	d := p.rel
 	r := &runner{
 		p: p, c: newCounters(), reasons: &stopReasons{}, clock: monotonic{base: time.Now()}, wall: clock.NewWall(),
@@ -448,7 +474,10 @@ func execute(ctx context.Context, p *plan, out *lineout.Writer, stderr func(stri
 	if p.quiet {
 		r.stdout = func(string) {}
 	}
-	rep := &reporter{p: p, c: r.c, out: out, csv: csv, statsStart: time.Now(), onReport: onReport}
+	rep := &reporter{p: p, c: r.c, out: out, csv: csv, statsStart: time.Now(), onReport: onReport, metrics: mx}
+	if mx != nil {
+		mx.attach(r)
+	}
 	if csv != nil && !d.metricsRefactor {
 		csv.Line(csvHeader(p.sh))
 	}
@@ -560,6 +589,7 @@ type reporter struct {
 	recvIntervals           []result.Interval
 	lastBytes               [2]int64
 	onReport                func(intervalReport)
+	metrics                 *metricsExport // nil without -mpr or -mda
 }
 
 // intervalReport is one interval as PerfTestMulti's samples see it: counts and
@@ -616,6 +646,9 @@ func (rep *reporter) loop(stop <-chan struct{}) {
 				}
 			}
 		} else if rep.counts() == rep.last {
+			if rep.metrics != nil {
+				rep.metrics.idle()
+			}
 			continue
 		}
 		rep.report(time.Now())
@@ -640,6 +673,9 @@ func (rep *reporter) report(now time.Time) {
 	conf := rep.c.confirmInterval.SnapshotAndReset()
 	s.consumer = rep.stats(cons)
 	s.confirm = rep.stats(conf)
+	if rep.metrics != nil {
+		rep.metrics.interval([5]float64{s.sent, s.confirmed, s.nacked, s.returned, s.recvd}, cons, conf)
+	}
 	if n := rep.c.legacyCount.Swap(0); n > 0 {
 		s.legacyCount = n
 		s.legacyAvg = rep.c.legacySum.Swap(0) / n

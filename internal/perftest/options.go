@@ -103,6 +103,9 @@ type options struct {
 	// ignored lists options given that this clone parses but does not act
 	// on; the run names them on stderr.
 	ignored []string
+	// line is the parsed line itself: the metrics options are read from
+	// it where PerfTest reads them, once the connection settings are made.
+	line *commandLine
 }
 
 // commandLine is the parsed line with PerfTest's environment-variable
@@ -287,7 +290,7 @@ func validation(d *diff, toStderr bool, msg string) *cli.Exit {
 // the connection: values in the original's order, so the first bad
 // number is the one reported.
 func readOptions(d *diff, c *commandLine) (*options, error) {
-	o := &options{}
+	o := &options{line: c}
 	var err error
 	num := func(key string, def int) int {
 		if err != nil {
@@ -570,6 +573,7 @@ func readOptions(d *diff, c *commandLine) (*options, error) {
 		}
 	}
 	acted := map[string]bool{"tsbs": true, "trbs": true, "tnd": true, "mlb": true, "smssb": true, "ll": true, "ma": true, "sco": true}
+	acted["em"] = true // read with the metrics options
 	acted["ei"], acted["isn"], acted["ist"] = true, true, true
 	acted["csd"] = true
 	for _, key := range []string{"se",
@@ -588,11 +592,6 @@ func readOptions(d *diff, c *commandLine) (*options, error) {
 			if c.byKey[key] != nil && c.line.Has(key) {
 				o.ignored = append(o.ignored, "-"+key)
 			}
-		}
-	}
-	for _, m := range d.metricsTable {
-		if c.line.Has(m.Key()) && m.Key() != "mh" {
-			o.ignored = append(o.ignored, "-"+m.Key())
 		}
 	}
 	return o, nil

@@ -1,0 +1,326 @@
+package perftest
+
+import (
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/perfclones/perfclones/internal/result"
+	"github.com/perfclones/perfclones/internal/testenv"
+)
+
+// notExposed are the original's meters this clone cannot measure: the
+// broker's confirms per frame (the AMQP library hands each confirmation
+// over on its own, a multiple ack split up) and the Java client's count of
+// publishes that threw.
+var notExposed = regexp.MustCompile(`^(# (HELP|TYPE) )?(perftest_confirm_size|client_failed_to_publish_total)[_{ ]`)
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// runMainAsync runs Main with a result file, and returns its outcome on
+// the channel once it ends.
+func runMainAsync(t *testing.T, rel string, args []string) (<-chan int, string) {
+	t.Helper()
+	resultPath := filepath.Join(t.TempDir(), "result.json")
+	done := make(chan int, 1)
+	go func() {
+		code, stdout, stderr := runMain(t, rel, args, map[string]string{result.Env: resultPath})
+		if code != 0 {
+			t.Errorf("%v: code %d\n%s%s", args, code, stdout, stderr)
+		}
+		done <- code
+	}()
+	return done, resultPath
+}
+
+func readResult(t *testing.T, path string) map[string]int64 {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var run result.Run
+	if err := json.Unmarshal(data, &run); err != nil {
+		t.Fatal(err)
+	}
+	ops := map[string]int64{}
+	for _, test := range run.Tests {
+		ops[test.Name] = test.Counts.Operations
+	}
+	return ops
+}
+
+var sampleValue = regexp.MustCompile(`(?m)^([^#].*) (\S+)$`)
+
+// TestPrometheusEndpointInProcess scrapes -mpr's endpoint during a short
+// run: the families, their HELP, TYPE and labels are the 2.22.1 jar's
+// (testdata/prometheus-2.22.1.txt, its scrape with the values masked),
+// and the values agree with the run's result file.
+func TestPrometheusEndpointInProcess(t *testing.T) {
+	env := testenv.RabbitMQ(t)
+	want, err := os.ReadFile("testdata/prometheus-2.22.1.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wantLines []string
+	for _, l := range strings.Split(strings.TrimSuffix(string(want), "\n"), "\n") {
+		if !notExposed.MatchString(l) {
+			wantLines = append(wantLines, l)
+		}
+	}
+	port := freePort(t)
+	// The fixture's command line, -h and the metrics options aside.
+	args := []string{"-h", env.URI, "-z", "3", "-r", "100", "-c", "10", "-mpr", "-mpp", strconv.Itoa(port),
+		"-mc", "-mjp", "-mt", "env=test", "-mcla", "-em", "foo=3"}
+	done, resultPath := runMainAsync(t, "2.22", args)
+	endpoint := "http://127.0.0.1:" + strconv.Itoa(port) + "/metrics"
+	var last string
+	// The connections close before the endpoint does: their gauges are
+	// checked at their highest.
+	peak := map[string]float64{}
+	for running := true; running; {
+		select {
+		case <-done:
+			running = false
+		case <-time.After(200 * time.Millisecond):
+			resp, err := http.Get(endpoint)
+			if err != nil {
+				continue
+			}
+			body, _ := io.ReadAll(resp.Body)
+			_ = resp.Body.Close()
+			if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/plain" {
+				t.Fatalf("scrape: %s, %q", resp.Status, resp.Header.Get("Content-Type"))
+			}
+			last = string(body)
+			for name, v := range sampleValues(t, last) {
+				if strings.HasPrefix(name, "client_c") && v > peak[name] {
+					peak[name] = v
+				}
+			}
+		}
+	}
+	if _, err := http.Get(endpoint); err == nil {
+		t.Error("the endpoint still serves after the run")
+	}
+	masked := sampleValue.ReplaceAllString(strings.TrimSuffix(last, "\n"), "$1 NUM")
+	if got := strings.Split(masked, "\n"); strings.Join(got, "\n") != strings.Join(wantLines, "\n") {
+		t.Fatalf("scrape differs from the jar's: %s\n%s", firstDiff(strings.Join(got, "\n"), strings.Join(wantLines, "\n")), last)
+	}
+	values := sampleValues(t, last)
+	for name, v := range peak {
+		values[name] = v
+	}
+	ops := readResult(t, resultPath)
+	for _, c := range []struct {
+		meter string
+		low   float64 // the least it may be
+		high  int64   // the most: the result file's count
+	}{
+		{"client_published_total", 1, ops["publish"]},
+		{"client_consumed_total", 1, ops["consume"]},
+		{"client_acknowledged_total", 1, ops["consume"]},
+		{"client_acknowledged_published_total", 1, ops["confirm"]},
+		{"perftest_latency_seconds_count", 1, ops["consume"]},
+		{"perftest_confirm_latency_seconds_count", 1, ops["confirm"]},
+		{"perftest_published", 1, 200},
+		{"perftest_consumed", 1, 200},
+		{"perftest_confirmed", 1, 200},
+		{"perftest_foo", 3, 3},
+		{"perftest_expected_published", 100, 100},
+		{"client_connections", 2, 3},
+		{"client_channels", 2, 2},
+		{"system_cpu_count", 1, 1024},
+	} {
+		if v, ok := values[c.meter]; !ok || v < c.low || v > float64(c.high) {
+			t.Errorf("%s = %v, want %v to %d (result file: %v)", c.meter, v, c.low, c.high, ops)
+		}
+	}
+	if got, want := values["client_published_total"], float64(ops["publish"]); got < want/3 {
+		t.Errorf("client_published_total %v, the run published %v", got, want)
+	}
+}
+
+// sampleValues are a scrape's values by family name, quantiles left out.
+func sampleValues(t *testing.T, scrape string) map[string]float64 {
+	t.Helper()
+	values := map[string]float64{}
+	for _, m := range sampleValue.FindAllStringSubmatch(scrape, -1) {
+		name, _, _ := strings.Cut(m[1], "{")
+		if strings.Contains(m[1], "quantile=") {
+			continue
+		}
+		v, err := strconv.ParseFloat(m[2], 64)
+		if err != nil {
+			t.Fatalf("%s: %v", m[0], err)
+		}
+		values[name] = v
+	}
+	return values
+}
+
+// datadogRequest is one request the Datadog registry sent.
+type datadogRequest struct {
+	method, path, contentType string
+	body                      []byte
+}
+
+// TestDatadogPushInProcess: -mda posts the series every -mds step to
+// -mdu's /api/v1/series with the API key, in the jar's shape (names,
+// types, units, sorted tags with the statistic, the host from -mdh's
+// tag), and with -mdak the meters' metadata; the step counts add up to
+// no more than the run's.
+func TestDatadogPushInProcess(t *testing.T) {
+	env := testenv.RabbitMQ(t)
+	var mu sync.Mutex
+	var got []datadogRequest
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		got = append(got, datadogRequest{r.Method, r.URL.RequestURI(), r.Header.Get("Content-Type"), body})
+		mu.Unlock()
+		w.WriteHeader(http.StatusAccepted)
+	}))
+	defer server.Close()
+	args := []string{"-h", env.URI, "-z", "3", "-r", "50", "-mda", "-mdk", "the-key", "-mdak", "app-key", "-mdd", "-mds", "1",
+		"-mdu", server.URL, "-mt", "node=n1,zone=a", "-mdh", "node"}
+	done, resultPath := runMainAsync(t, "2.22", args)
+	<-done
+	ops := readResult(t, resultPath)
+	mu.Lock()
+	defer mu.Unlock()
+	// Type, unit and extra tag of each series, as the jar sent them.
+	shape := map[string][3]string{
+		"perftest_published": {"gauge", "", "statistic:value"}, "perftest_consumed": {"gauge", "", "statistic:value"},
+		"perftest_confirmed": {"gauge", "", "statistic:value"}, "perftest_nacked": {"gauge", "", "statistic:value"},
+		"perftest_returned": {"gauge", "", "statistic:value"}, "perftest_expected_published": {"gauge", "", "statistic:value"},
+		"perftest_latency.percentile": {"gauge", "millisecond", "statistic:value"},
+		"perftest_latency.sum":        {"count", "millisecond", ""}, "perftest_latency.count": {"count", "occurrence", ""},
+		"perftest_latency.avg": {"gauge", "millisecond", ""}, "perftest_latency.max": {"gauge", "millisecond", ""},
+		"perftest_confirm.latency.percentile": {"gauge", "millisecond", "statistic:value"},
+		"perftest_confirm.latency.sum":        {"count", "millisecond", ""}, "perftest_confirm.latency.count": {"count", "occurrence", ""},
+		"perftest_confirm.latency.avg": {"gauge", "millisecond", ""}, "perftest_confirm.latency.max": {"gauge", "millisecond", ""},
+	}
+	posts, latencyCount := 0, 0.0
+	metadata := map[string]string{}
+	for _, req := range got {
+		if req.contentType != "application/json" {
+			t.Errorf("%s %s: content type %q", req.method, req.path, req.contentType)
+		}
+		if req.method == http.MethodPut {
+			metadata[req.path] = string(req.body)
+			continue
+		}
+		if req.method != http.MethodPost || req.path != "/api/v1/series?api_key=the-key" {
+			t.Errorf("unexpected %s %s", req.method, req.path)
+			continue
+		}
+		posts++
+		var body struct {
+			Series []struct {
+				Metric string          `json:"metric"`
+				Points [][]json.Number `json:"points"`
+				Type   string          `json:"type"`
+				Unit   string          `json:"unit"`
+				Host   string          `json:"host"`
+				Tags   []string        `json:"tags"`
+			} `json:"series"`
+		}
+		d := json.NewDecoder(strings.NewReader(string(req.body)))
+		d.UseNumber()
+		if err := d.Decode(&body); err != nil {
+			t.Fatalf("series body: %v\n%s", err, req.body)
+		}
+		seen := map[string]bool{}
+		for _, s := range body.Series {
+			want, ok := shape[s.Metric]
+			seen[s.Metric] = true
+			if !ok || s.Type != want[0] || s.Unit != want[1] || s.Host != "n1" || len(s.Points) != 1 || len(s.Points[0]) != 2 {
+				t.Errorf("series %+v, want type, unit %q", s, want)
+				continue
+			}
+			tags := append([]string{"node:n1", "zone:a"}, strings.Fields(want[2])...)
+			if strings.HasSuffix(s.Metric, ".percentile") {
+				tags = append(tags, "phi:")
+			}
+			for _, tag := range tags {
+				if !strings.Contains(strings.Join(s.Tags, " "), tag) {
+					t.Errorf("%s: tags %v, no %s", s.Metric, s.Tags, tag)
+				}
+			}
+			if ts, _ := s.Points[0][0].Int64(); time.Since(time.Unix(ts, 0)) > time.Minute {
+				t.Errorf("%s: timestamp %v", s.Metric, s.Points[0][0])
+			}
+			if s.Metric == "perftest_latency.count" {
+				v, _ := s.Points[0][1].Float64()
+				latencyCount += v
+			}
+		}
+		if len(seen) != len(shape) {
+			t.Errorf("post has %d of the %d metrics: %v", len(seen), len(shape), seen)
+		}
+	}
+	if posts < 3 {
+		t.Errorf("%d posts in a 3 s run with a 1 s step", posts)
+	}
+	if latencyCount < 1 || latencyCount > float64(ops["consume"]) {
+		t.Errorf("latency counts add up to %v, the run consumed %d", latencyCount, ops["consume"])
+	}
+	if md := metadata["/api/v1/metrics/perftest_latency.count?api_key=the-key&application_key=app-key"]; md != `{"type":"count","unit":"occurrence","description":"message latency"}` {
+		t.Errorf("metadata of perftest_latency.count: %q (all: %v)", md, metadata)
+	}
+}
+
+// TestMetricsStartAndNotices: a port in use fails as PerfTest's endpoint
+// does, and the JVM-only options are named on stderr as having no
+// equivalent, before the run goes on to the (unreachable) broker.
+func TestMetricsStartAndNotices(t *testing.T) {
+	ln, err := net.Listen("tcp", ":0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	code, stdout, stderr := runMain(t, "2.22", []string{"-mpr", "-mpp", port, "-h", "amqp://127.0.0.1:1"}, nil)
+	stdout = logTimeRe.ReplaceAllString(stdout, "HH:MM:SS.mmm ")
+	if code != 1 || stderr != "Main thread caught exception: com.rabbitmq.perf.PerfTestException: Error while starting Prometheus HTTP server\n" ||
+		stdout != "HH:MM:SS.mmm [main] ERROR com.rabbitmq.perf.PerfTest - Main thread caught exception\n"+
+			"com.rabbitmq.perf.PerfTestException: Error while starting Prometheus HTTP server\n"+
+			"Caused by: java.net.BindException: Address already in use\ntest stopped\n" {
+		t.Errorf("port in use: code %d\n%s%s", code, stdout, stderr)
+	}
+	code, _, stderr = runMain(t, "2.18", []string{"-mjx", "-mjm", "-mt", "a=b", "-h", "amqp://127.0.0.1:1"}, nil)
+	if code != 1 || !strings.Contains(stderr, "accepts -mjx, -mjm but has no equivalent") || strings.Contains(stderr, "does not act on") ||
+		!strings.Contains(stderr, "java.net.ConnectException") {
+		t.Errorf("-mjx -mjm: code %d, stderr %q", code, stderr)
+	}
+}
+
+func TestJavaDoubleString(t *testing.T) {
+	for v, want := range map[float64]string{
+		0: "0.0", 1: "1.0", 100: "100.0", 0.5: "0.5", 0.00110592: "0.00110592", 6.81e-4: "6.81E-4",
+		1.62e9: "1.62E9", 2.68435456e8: "2.68435456E8", 1e7: "1.0E7", 9999999: "9999999.0", -1: "-1.0", 3492: "3492.0",
+	} {
+		if got := javaDoubleString(v); got != want {
+			t.Errorf("%v: %q, want %q", v, got, want)
+		}
+	}
+}
