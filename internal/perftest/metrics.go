@@ -80,12 +80,13 @@ var jvmOnlyMetricsOptions = []string{"mjx", "mjm", "mjgc", "mjt", "mcl"}
 // exception is what it throws for a value it refuses.
 func readMetricsSettings(c *commandLine, args []string) (*metricsSettings, *jvm.Exception) {
 	m := &metricsSettings{prefix: c.str("mpx", "perftest_")}
-	if t, ok := c.lookupValue("mt"); ok {
-		for _, pair := range strings.Split(t, ",") {
-			kv := javaSplit(pair, "=")
+	if t := c.str("mt", ""); strings.TrimSpace(t) != "" {
+		for _, pair := range javaSplit(t, ",") {
+			// split("=", 2) keeps an empty value; a pair without "="
+			// has no element 1.
+			kv := strings.SplitN(pair, "=", 2)
 			if len(kv) < 2 {
-				// PerfTest reads element 0, then element 1.
-				return nil, &jvm.Exception{Class: "java.lang.ArrayIndexOutOfBoundsException", Message: fmt.Sprintf("Index %d out of bounds for length %d", len(kv), len(kv))}
+				return nil, &jvm.Exception{Class: "java.lang.ArrayIndexOutOfBoundsException", Message: "Index 1 out of bounds for length 1"}
 			}
 			m.tags = append(m.tags, metricTag{key: kv[0], value: kv[1]})
 		}
@@ -114,7 +115,7 @@ func readMetricsSettings(c *commandLine, args []string) (*metricsSettings, *jvm.
 		}
 	}
 	if c.has("mcla") {
-		m.commandLine = commandLineLabel(c, args)
+		m.commandLine = commandLineLabel(args)
 	}
 	return m, nil
 }
@@ -217,45 +218,36 @@ func (m *metricsSettings) readExpected(d *diff, c *commandLine, o *options) *jvm
 }
 
 // commandLineLabel is -mcla's label: the arguments as given, without the
-// metrics options (with their values) and without -h, which may carry
-// credentials.
-func commandLineLabel(c *commandLine, args []string) string {
+// metrics options (each written exactly as -short or --long, with the
+// argument after it) and without -h or --uri, which may carry credentials.
+func commandLineLabel(args []string) string {
 	var kept []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
-		name := strings.TrimLeft(a, "-")
-		name, _, inline := strings.Cut(name, "=")
-		opt := (*javaopts.CommonsOption)(nil)
-		if strings.HasPrefix(a, "-") {
-			for _, o := range c.byKey {
-				if (strings.HasPrefix(a, "--") && o.Long == name) || (!strings.HasPrefix(a, "--") && o.Key() == name) {
-					opt = o
-					break
-				}
-			}
+		switch hasArg, filtered := filteredFromLabel(a); {
+		case !filtered:
+			kept = append(kept, a)
+		case hasArg:
+			i++
 		}
-		drop := opt != nil && (opt.Key() == "h" || metricsOption(opt.Key()))
-		takesValue := opt != nil && opt.Arg != javaopts.CommonsNoArg && !inline && i+1 < len(args)
-		if drop {
-			if takesValue && (opt.Arg == javaopts.CommonsOneArg || !strings.HasPrefix(args[i+1], "-")) {
-				i++
-			}
-			continue
-		}
-		kept = append(kept, a)
 	}
 	return strings.Join(kept, " ")
 }
 
-func metricsOption(key string) bool {
+// filteredFromLabel: a is -h, --uri or a metrics option, and whether it
+// takes an argument.
+func filteredFromLabel(a string) (hasArg, filtered bool) {
+	if a == "-h" || a == "--uri" {
+		return true, true
+	}
 	for _, rel := range releases.List {
 		for _, o := range rel.Diff.metricsTable {
-			if o.Key() == key {
-				return true
+			if a == "-"+o.Short || (o.Long != "" && a == "--"+o.Long) {
+				return o.Arg != javaopts.CommonsNoArg, true
 			}
 		}
 	}
-	return false
+	return false, false
 }
 
 // notice names, on stderr, the options given that have no equivalent.
@@ -640,15 +632,17 @@ func loadAverage() float64 {
 // naming writes it.
 func prometheusName(name string) string { return strings.ReplaceAll(name, ".", "_") }
 
-// commonTags are -mt's tags, a key given twice kept once.
+// commonTags are -mt's tags, a key given twice with its last value.
 func (m *metricsExport) commonTags() []metricTag {
-	seen := map[string]bool{}
+	at := map[string]int{}
 	var tags []metricTag
 	for _, t := range m.s.tags {
-		if !seen[t.key] {
-			seen[t.key] = true
-			tags = append(tags, t)
+		if i, ok := at[t.key]; ok {
+			tags[i] = t
+			continue
 		}
+		at[t.key] = len(tags)
+		tags = append(tags, t)
 	}
 	return tags
 }

@@ -324,3 +324,20 @@ func TestJavaDoubleString(t *testing.T) {
 		}
 	}
 }
+
+// TestCommandLineLabel: -mcla's label, as the jar's scrapes showed it for
+// these command lines.
+func TestCommandLineLabel(t *testing.T) {
+	for _, tc := range []struct{ args, want string }{
+		{"-h amqp://u:p@host -z 12 -r 100 -mpr -mpp 18931 -mc -mjm -mjgc -mjt -mcl -mjp -mt env=test,zone=a -mcla -em expected_published=500,foo=3",
+			"-z 12 -r 100 -em expected_published=500,foo=3"},
+		{"-h amqp://u:p@host -z 6 -r 50 --producers 1 -mpr -mpp 18933 -mpe /prom -mpx pt_ -mcla -mc -C 200 -mt a=b -u mq1 --metrics-tags c=d",
+			"-z 6 -r 50 --producers 1 -C 200 -u mq1"},
+		{"-H amqp://u:p@host,amqp://u:p@host -z 5 -c 10 -mpr -mpp 18934 -mcla -mc -mjp -x 1 -y 1",
+			"-H amqp://u:p@host,amqp://u:p@host -z 5 -c 10 -x 1 -y 1"},
+	} {
+		if got := commandLineLabel(strings.Fields(tc.args)); got != tc.want {
+			t.Errorf("%s:\n got %q\nwant %q", tc.args, got, tc.want)
+		}
+	}
+}
