@@ -261,14 +261,36 @@ func mainRun(ctx context.Context, d *diff, args []string, sys cli.IO, run *resul
 	if o.socketErr != nil {
 		return cli.Finish(sys, mainThreadException(d, jvm.Exception{Class: "java.lang.NumberFormatException", Message: o.socketErr.(*numberError).msg}, false, logTime))
 	}
-	// PerfTest sets its metrics up here, and starts them once the output
-	// file is open.
+	// PerfTest sets its metrics up here, after the connection settings
+	// and before the output file.
 	metrics, thrown := readMetricsSettings(o.line, args)
 	if thrown != nil {
 		return cli.Finish(sys, mainThreadException(d, *thrown, false, logTime))
 	}
 	if n := metrics.notice(); n != "" {
 		_, _ = sys.Stderr.Write([]byte(n))
+	}
+	// The registries start once the brokers are up (2.19+: after the
+	// instance synchronization), before the first connection; 2.18's
+	// Prometheus endpoint starts with its set-up.
+	var mx *metricsExport
+	defer func() {
+		if mx != nil {
+			mx.close()
+		}
+	}()
+	startRegistries := func() error {
+		var causes []jvm.Exception
+		var e *jvm.Exception
+		if mx, e, causes = startMetrics(metrics, p, o); e != nil {
+			return mainThreadException(d, *e, d.metricsRefactor, logTime, causes...)
+		}
+		return nil
+	}
+	if metrics.enabled() && !d.metricsRefactor {
+		if err := startRegistries(); err != nil {
+			return cli.Finish(sys, err)
+		}
 	}
 	var csv *lineout.Writer
 	if p.csvPath != "" {
@@ -279,14 +301,6 @@ func mainRun(ctx context.Context, d *diff, args []string, sys cli.IO, run *resul
 		}
 		defer f.Close()
 		csv = lineout.New(f)
-	}
-	var mx *metricsExport
-	if metrics.enabled() {
-		var causes []jvm.Exception
-		if mx, thrown, causes = startMetrics(metrics, p, o); thrown != nil {
-			return cli.Finish(sys, mainThreadException(d, *thrown, true, logTime, causes...))
-		}
-		defer mx.close()
 	}
 	if thrown = metrics.readExpected(d, o.line, o); thrown != nil {
 		return cli.Finish(sys, mainThreadException(d, *thrown, true, logTime))
@@ -306,6 +320,11 @@ func mainRun(ctx context.Context, d *diff, args []string, sys cli.IO, run *resul
 			}
 		}
 		return 0
+	}
+	if metrics.enabled() && mx == nil {
+		if err := startRegistries(); err != nil {
+			return cli.Finish(sys, err)
+		}
 	}
 	ex, err := executeWith(ctx, p, out, lineout.New(sys.Stderr).Line, csv, nil, mx)
 	if ex == nil {

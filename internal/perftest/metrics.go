@@ -343,6 +343,11 @@ func startMetrics(s *metricsSettings, p *plan, o *options) (*metricsExport, *jvm
 				text := errno.Error()
 				cause.Message = strings.ToUpper(text[:1]) + text[1:]
 			}
+			if !p.rel.metricsRefactor {
+				// 2.18 serves with Jetty, whose connector reports the
+				// address it could not bind.
+				return nil, &jvm.Exception{Class: "java.io.IOException", Message: "Failed to bind to 0.0.0.0/0.0.0.0:" + strconv.Itoa(s.promPort)}, []jvm.Exception{cause}
+			}
 			return nil, &jvm.Exception{Class: "com.rabbitmq.perf.PerfTestException", Message: "Error while starting Prometheus HTTP server"}, []jvm.Exception{cause}
 		}
 		m.listener = ln
@@ -469,19 +474,25 @@ func (m *metricsExport) meters() []meterValue {
 
 // expectedPublished is the publishing rate the options ask of all the
 // producers: -r each, or the -vr rate of the moment, or one message per
-// -P period (whole seconds, as Duration.getSeconds reads it).
+// publishing period. PerfTest publishes a fixed -r from 1 to 10 on a
+// period of 1/r s too, and divides by the period's whole seconds
+// (Duration.getSeconds), so that a period under a second gives +Inf.
 func (m *metricsExport) expectedPublished() float64 {
 	if !m.s.expectedPublishedFromOptions {
 		return m.s.expectedPublishedFixed
 	}
 	producers := float64(m.p.producerCount)
+	rate := m.o.producerRate
 	switch {
 	case m.o.publishingInterval > 0:
 		return producers / math.Floor(m.o.publishingInterval)
 	case len(m.o.variableRates) > 0:
 		return producers * variableRateAt(m.o.variableRates, time.Since(m.started))
+	case rate >= 1 && rate <= 10:
+		periodMs := math.Trunc(1 / rate * 1000)
+		return producers / math.Floor(periodMs/1000)
 	}
-	return producers * m.o.producerRate
+	return producers * rate
 }
 
 // variableRateAt is the -vr rate in force after elapsed: the RATE:SECONDS

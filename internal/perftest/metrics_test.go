@@ -3,6 +3,7 @@ package perftest
 import (
 	"encoding/json"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -290,7 +291,7 @@ func TestDatadogPushInProcess(t *testing.T) {
 }
 
 // TestMetricsStartAndNotices: a port in use fails as PerfTest's endpoint
-// does, and the JVM-only options are named on stderr as having no
+// does (2.22's JDK server; 2.18's Jetty connector, from its source), and the JVM-only options are named on stderr as having no
 // equivalent, before the run goes on to the (unreachable) broker.
 func TestMetricsStartAndNotices(t *testing.T) {
 	ln, err := net.Listen("tcp", ":0")
@@ -306,6 +307,13 @@ func TestMetricsStartAndNotices(t *testing.T) {
 			"com.rabbitmq.perf.PerfTestException: Error while starting Prometheus HTTP server\n"+
 			"Caused by: java.net.BindException: Address already in use\ntest stopped\n" {
 		t.Errorf("port in use: code %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = runMain(t, "2.18", []string{"-mpr", "-mpp", port, "-h", "amqp://127.0.0.1:1"}, nil)
+	stdout = logTimeRe.ReplaceAllString(stdout, "HH:MM:SS.mmm ")
+	if code != 1 || stderr != "Main thread caught exception: java.io.IOException: Failed to bind to 0.0.0.0/0.0.0.0:"+port+"\n" ||
+		stdout != "HH:MM:SS.mmm [main] ERROR com.rabbitmq.perf.PerfTest - Main thread caught exception\n"+
+			"java.io.IOException: Failed to bind to 0.0.0.0/0.0.0.0:"+port+"\nCaused by: java.net.BindException: Address already in use\n" {
+		t.Errorf("2.18, port in use: code %d\n%s%s", code, stdout, stderr)
 	}
 	code, _, stderr = runMain(t, "2.18", []string{"-mjx", "-mjm", "-mt", "a=b", "-h", "amqp://127.0.0.1:1"}, nil)
 	if code != 1 || !strings.Contains(stderr, "accepts -mjx, -mjm but has no equivalent") || strings.Contains(stderr, "does not act on") ||
@@ -338,6 +346,27 @@ func TestCommandLineLabel(t *testing.T) {
 	} {
 		if got := commandLineLabel(strings.Fields(tc.args)); got != tc.want {
 			t.Errorf("%s:\n got %q\nwant %q", tc.args, got, tc.want)
+		}
+	}
+}
+
+// TestExpectedPublished: perftest_expected_published from the rate
+// options, for two producers (the jar showed +Inf for -r 10 and 50 for -r
+// 50 with one).
+func TestExpectedPublished(t *testing.T) {
+	inf := math.Inf(1)
+	for _, tc := range []struct {
+		rate, interval float64
+		variable       []string
+		want           float64
+	}{
+		{50, 0, nil, 100}, {10, 0, nil, inf}, {1, 0, nil, 2}, {0.5, 0, nil, 1}, {0, 0, nil, 0},
+		{-1, 2, nil, 1}, {-1, 0.5, nil, inf}, {-1, 0, []string{"7:3600"}, 14},
+	} {
+		m := &metricsExport{s: &metricsSettings{expectedPublishedFromOptions: true}, p: &plan{producerCount: 2},
+			o: &options{producerRate: tc.rate, publishingInterval: tc.interval, variableRates: tc.variable}, started: time.Now()}
+		if got := m.expectedPublished(); got != tc.want {
+			t.Errorf("-r %v -P %v -vr %v: %v, want %v", tc.rate, tc.interval, tc.variable, got, tc.want)
 		}
 	}
 }
