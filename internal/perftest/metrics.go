@@ -191,7 +191,16 @@ func (m *metricsSettings) readExpected(d *diff, c *commandLine, o *options) *jvm
 			if len(kv) > 1 {
 				value = kv[1]
 			}
-			pairs = append(pairs, [2]string{kv[0], value})
+			// A key given twice keeps its first place and its last value.
+			seen := false
+			for i := range pairs {
+				if pairs[i][0] == kv[0] {
+					pairs[i][1], seen = value, true
+				}
+			}
+			if !seen {
+				pairs = append(pairs, [2]string{kv[0], value})
+			}
 		}
 	}
 	for _, kv := range pairs {

@@ -370,3 +370,43 @@ func TestExpectedPublished(t *testing.T) {
 		}
 	}
 }
+
+// TestExposedMetrics: -em's pairs as PerfTest's convertKeyValuePairs and
+// ExpectedMetrics read them.
+func TestExposedMetrics(t *testing.T) {
+	d := &releases.List[1].Diff
+	for _, tc := range []struct {
+		em, want string // want: the gauges, or the exception
+	}{
+		{"a=1,b=2.5,a=3", "a=3 b=2.5"},
+		{"a=x,a=1", "a=1"},
+		{"expected_published=7,c=1e3", "c=1000 expected_published=7"},
+		{"a=true", `java.lang.NumberFormatException: For input string: "true"`},
+		{"a", "java.lang.NumberFormatException: empty String"},
+		{"=", "java.lang.ArrayIndexOutOfBoundsException: Index 1 out of bounds for length 0"},
+	} {
+		args := []string{"-em", tc.em}
+		o, err := parseOptions(d, args, func(string) string { return "" })
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, e := readMetricsSettings(o.line, args)
+		if e == nil {
+			e = s.readExpected(d, o.line, o)
+		}
+		var got []string
+		if e != nil {
+			got = []string{e.String()}
+		} else {
+			for _, x := range s.exposed {
+				got = append(got, x.name+"="+strconv.FormatFloat(x.value, 'g', -1, 64))
+			}
+			if s.expectedPublished {
+				got = append(got, "expected_published="+strconv.FormatFloat(s.expectedPublishedFixed, 'g', -1, 64))
+			}
+		}
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("-em %s: %q, want %q", tc.em, strings.Join(got, " "), tc.want)
+		}
+	}
+}
