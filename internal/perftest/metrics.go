@@ -445,6 +445,11 @@ type meterValue struct {
 func (m *metricsExport) meters() []meterValue {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	return m.metersLocked()
+}
+
+// metersLocked is meters with m.mu held.
+func (m *metricsExport) metersLocked() []meterValue {
 	px := m.s.prefix
 	var out []meterValue
 	for i, name := range []string{"published", "confirmed", "nacked", "returned", "consumed"} {
@@ -896,9 +901,10 @@ func (m *metricsExport) datadogSeriesOf(meters []meterValue, now time.Time) (ser
 // an application key, the metadata of each statistic to
 // <uri>/api/v1/metrics/<name>. Failures are not fatal, as there.
 func (m *metricsExport) push() {
-	meters := m.meters()
+	// One reading, so that no interval lands between the series and the
+	// reset of the step's counts.
 	m.mu.Lock()
-	series, metadata := m.datadogSeriesOf(meters, time.Now())
+	series, metadata := m.datadogSeriesOf(m.metersLocked(), time.Now())
 	for _, t := range []*timerMeter{&m.consume, &m.confirm} {
 		t.stepCount, t.stepSum, t.stepMaxU = 0, 0, 0
 	}
