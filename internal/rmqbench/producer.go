@@ -32,7 +32,13 @@ func runProducer(ctx context.Context, d *diff, p *parsed, getenv func(string) st
 	run := &producerRun{hist: newHistogram()}
 	namesrv, rerr := resolveNamesrv(pl.namesrv)
 	var client sender
-	if rerr == nil && len(namesrv) > 0 {
+	if rerr == nil && len(namesrv) > 0 && !pl.trace && !pl.compress {
+		// The plain producer: our own sender (directsend.go).
+		direct := newDirectProducer(namesrv, producerGroup, pl.cred)
+		defer direct.Close()
+		client = direct
+	} else if rerr == nil && len(namesrv) > 0 {
+		// Message traces and compression stay with rocketmq-client-go.
 		prod, err := rocketmq.NewProducer(producerOptions(namesrv, instanceMillis(), pl.cred, pl.trace,
 			pl.compress, pl.compressLevel, pl.compressOver)...)
 		if err == nil {
