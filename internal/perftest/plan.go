@@ -60,6 +60,10 @@ type plan struct {
 	// consumerStartDelay is -csd: the consumers, declared at set-up,
 	// subscribe that long after the agents start; 0 at once.
 	consumerStartDelay time.Duration
+	// procs is how many threads may run the run's Go code at once
+	// (GOMAXPROCS): one per streamsPerProc of its message streams (the
+	// queues consumed, or the producer channels when they are more).
+	procs int
 	// quiet runs print nothing (PerfTestMulti's scenarios).
 	quiet bool
 	// recovery is the Java client's automatic connection recovery (on
@@ -312,7 +316,36 @@ func buildPlan(rel *diff, o *options, id string) *plan {
 		p.countLimits += len(p.consumers)
 	}
 	p.consumerStartDelay = time.Duration(max(o.consumerStartDelay, 0)) * time.Second
+	p.procs = procsFor(p)
 	return p
+}
+
+// streamsPerProc is how many message streams one thread of Go code
+// serves. A RabbitMQ queue is one Erlang process, so one queue (or one
+// producer channel) moves some tens of thousands of messages a second at
+// most, while the client's work for a message is a few microseconds: one
+// thread keeps up with several such streams. More threads than that cost
+// more CPU per message than they add in rate: every hand-off between the
+// reading, dispatching and sending goroutines of amqp091-go then wakes an
+// idle thread (a futex call and a spin) instead of running next on the
+// same one, which at GOMAXPROCS 2 was about a third of the client's CPU
+// per message, flat out with one queue.
+const streamsPerProc = 4
+
+// procsFor is a plan's procs: at least 1.
+func procsFor(p *plan) int {
+	queues := map[string]bool{}
+	own := 0
+	for _, cp := range p.consumers {
+		if cp.declareOwn {
+			own++
+		}
+		for _, q := range cp.queues {
+			queues[q] = true
+		}
+	}
+	streams := max(len(queues)+own, len(p.producers), 1)
+	return (streams + streamsPerProc - 1) / streamsPerProc
 }
 
 // javaFormatInt is String.format(pattern, i) for the one-integer patterns

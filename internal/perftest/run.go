@@ -1,12 +1,15 @@
 package perftest
 
 import (
+	"bufio"
 	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -146,6 +149,26 @@ type runner struct {
 	// is set when the run ends, so that no new connection outlives it.
 	recovering []*recoveringConn
 	closing    bool
+	// limitedProcs is set while the run holds GOMAXPROCS at its plan's
+	// procs; the runtime's default comes back when it ends.
+	limitedProcs bool
+}
+
+// limitProcs sets GOMAXPROCS to the plan's procs for the run, unless the
+// environment chooses it or the default is already lower.
+func (r *runner) limitProcs() {
+	if _, set := os.LookupEnv("GOMAXPROCS"); set {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closing || r.limitedProcs {
+		return
+	}
+	if r.p.procs > 0 && r.p.procs < runtime.GOMAXPROCS(0) {
+		runtime.GOMAXPROCS(r.p.procs)
+		r.limitedProcs = true
+	}
 }
 
 func (r *runner) finish() { r.doneOnce.Do(func() { close(r.done) }) }
@@ -202,7 +225,7 @@ func (r *runner) dial(name string, index int) (*amqp.Connection, error) {
 				_ = c.Close()
 				return nil, errFrameMaxTooSmall
 			}
-			return newCoalescingConn(c), nil
+			return newCoalescingConn(&readBufferedConn{Conn: c, r: bufio.NewReaderSize(c, readBufferSize)}), nil
 		},
 	}
 	if r.p.frameMax > 0 {
@@ -240,6 +263,21 @@ func (r *runner) dial(name string, index int) (*amqp.Connection, error) {
 	r.watchBlocked(name, conn)
 	return conn, nil
 }
+
+// readBufferSize is what one read system call may take off a connection.
+// amqp091-go reads through a 4 KB buffer, about three 1 KB deliveries a
+// call; when deliveries queue up in the socket a larger one takes them
+// in fewer calls, and when they do not each call returns what there is,
+// as before.
+const readBufferSize = 64 << 10
+
+// readBufferedConn reads a connection through a readBufferSize buffer.
+type readBufferedConn struct {
+	net.Conn
+	r *bufio.Reader
+}
+
+func (c *readBufferedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
 
 // configureSocket sets -tsbs, -trbs and -tnd on a new connection's
 // socket before the TLS and AMQP handshakes. PerfTest's configurator sets
@@ -302,6 +340,10 @@ func (r *runner) watchBlocked(name string, conn *amqp.Connection) {
 func (r *runner) closeAll() {
 	r.mu.Lock()
 	r.closing = true
+	if r.limitedProcs {
+		runtime.SetDefaultGOMAXPROCS()
+		r.limitedProcs = false
+	}
 	conns := r.conns
 	r.conns = nil
 	recovering := r.recovering
@@ -440,6 +482,7 @@ func (r *runner) declareQueue(conn *amqp.Connection, ch *amqp.Channel, b queueBi
 // lines; it returns the agents to start.
 func (r *runner) setUp(ctx context.Context, out func(string)) (agents []func(context.Context), err error) {
 	p := r.p
+	r.limitProcs()
 	if p.consumerCount < 0 {
 		// PerfTest sizes its consumer array first.
 		return nil, &javaThrow{jvm.Exception{Class: "java.lang.NegativeArraySizeException", Message: strconv.Itoa(p.consumerCount)}}
