@@ -229,6 +229,13 @@ func mainRun(ctx context.Context, d *diff, args []string, sys cli.IO, run *resul
 	}
 	p := buildPlan(d, o, id)
 	out := lineout.New(sys.Stdout)
+	// A TLS system property in JAVA_OPTS makes PerfTest take the JVM's
+	// default SSL context, its stores loaded at once (auth.go).
+	jt, failure := loadJVMTLS(jvmSystemProperties(sys.Getenv("JAVA_OPTS")))
+	if failure != nil {
+		return cli.Finish(sys, mainThreadException(d, failure.e, false, logTime, failure.causes...))
+	}
+	p.clientCerts, p.brokerRoots, p.verifyBroker = jt.certs, jt.roots, p.verifyBroker || jt.set
 	if o.heartbeat < 0 || o.heartbeat > 65535 {
 		set := 0
 		if o.heartbeat > 65535 {
@@ -251,6 +258,22 @@ func mainRun(ctx context.Context, d *diff, args []string, sys cli.IO, run *resul
 	}
 	if e := nioSettings(o.nioThreads, o.nioPool); e != nil {
 		return cli.Finish(sys, mainThreadException(d, *e, false, logTime))
+	}
+	// Then PerfTest sets the OAuth2 credentials provider up.
+	if o.oauth2.endpoint != "" {
+		if msg := o.oauth2.missing(); msg != "" {
+			return cli.Finish(sys, &cli.Exit{Stderr: "Parsing failed. Reason: " + msg + "\n", Stdout: fullUsage(d)})
+		}
+		params, e := o.oauth2.formParams()
+		if e != nil {
+			return cli.Finish(sys, mainThreadException(d, *e, false, logTime))
+		}
+		var verify *tls.Config
+		if p.verifyBroker {
+			verify = &tls.Config{RootCAs: p.brokerRoots, Certificates: p.clientCerts}
+		}
+		p.oauth2 = newOAuth2Credentials(o.oauth2, params, verify, out.Line)
+		defer p.oauth2.close()
 	}
 	// Then the socket settings: -sni's names, -tsbs and -trbs.
 	for _, name := range o.serverNames {
@@ -331,6 +354,16 @@ func mainRun(ctx context.Context, d *diff, args []string, sys cli.IO, run *resul
 		return interruptedEnding(ctx, d, out)
 	}
 	if err != nil {
+		var failure *javaFailure
+		if errors.As(err, &failure) {
+			ex := mainThreadException(d, failure.e, true, logTime, failure.causes...)
+			logged := ""
+			for _, l := range failure.logged {
+				logged += logTime() + " " + l + "\n"
+			}
+			ex.Stdout = logged + ex.Stdout
+			return cli.Finish(sys, ex)
+		}
 		var untrusted *untrustedBrokerError
 		if errors.As(err, &untrusted) {
 			// The Java client logs the failed handshake, then PerfTest's
@@ -392,19 +425,20 @@ func nioSettings(threads, pool int) *jvm.Exception {
 }
 
 // brokerTLS is the TLS set-up for amqps URIs: PerfTest trusts every
-// certificate, unless -udsc gives it the JVM's default context, which
-// checks the broker's chain against the default trust store (here the
-// system's roots) and, like the Java client's useSslProtocol, not the
-// host name.
-func brokerTLS(verify bool) *tls.Config {
-	conf := &tls.Config{InsecureSkipVerify: true} //nolint:gosec // PerfTest trusts every certificate unless -udsc
+// certificate, unless -udsc or a TLS system property gives it the JVM's
+// default context, which checks the broker's chain against the trust
+// store (roots; nil is the system's) and, like the Java client's
+// useSslProtocol, not the host name. certs are the key store's, for a
+// broker that asks for a client certificate.
+func brokerTLS(verify bool, roots *x509.CertPool, certs []tls.Certificate) *tls.Config {
+	conf := &tls.Config{InsecureSkipVerify: true, Certificates: certs} //nolint:gosec // PerfTest trusts every certificate unless -udsc
 	if verify {
-		conf.VerifyPeerCertificate = verifyAgainstSystemRoots
+		conf.VerifyPeerCertificate = func(raw [][]byte, _ [][]*x509.Certificate) error { return verifyBrokerChain(raw, roots) }
 	}
 	return conf
 }
 
-func verifyAgainstSystemRoots(raw [][]byte, _ [][]*x509.Certificate) error {
+func verifyBrokerChain(raw [][]byte, roots *x509.CertPool) error {
 	var certs []*x509.Certificate
 	for _, der := range raw {
 		c, err := x509.ParseCertificate(der)
@@ -413,7 +447,10 @@ func verifyAgainstSystemRoots(raw [][]byte, _ [][]*x509.Certificate) error {
 		}
 		certs = append(certs, c)
 	}
-	roots, err := x509.SystemCertPool()
+	var err error
+	if roots == nil {
+		roots, err = x509.SystemCertPool()
+	}
 	if err != nil || len(certs) == 0 {
 		return &untrustedBrokerError{message: pkixNoPath}
 	}
@@ -488,7 +525,7 @@ func executeWith(ctx context.Context, p *plan, out *lineout.Writer, stderr func(
 	r := &runner{
 		p: p, c: newCounters(), reasons: &stopReasons{}, clock: monotonic{base: time.Now()}, wall: clock.NewWall(),
 		stderr: stderr, done: make(chan struct{}), started: make(chan struct{}),
-		tlsConf: brokerTLS(p.verifyBroker), stdout: out.Line,
+		tlsConf: brokerTLS(p.verifyBroker, p.brokerRoots, p.clientCerts), stdout: out.Line,
 	}
 	if p.quiet {
 		r.stdout = func(string) {}

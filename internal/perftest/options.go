@@ -77,6 +77,10 @@ type options struct {
 	nioThreads, nioPool  int
 	useDefaultSSLContext bool // -udsc: verify the broker's certificate
 	nioErr               error
+	// saslExternal is -se; oauth2 the OAuth2 options (2.19+), checked
+	// by main where PerfTest sets its credentials provider up.
+	saslExternal bool
+	oauth2       oauth2Request
 	// producerStartDelay is -prsd in seconds: each producer waits a random
 	// 1 ms to that many seconds before its first message; <= 0 none. As in
 	// PerfTest 2.20+, any rate option (-r, -vr, -P) without -prsd makes it 1.
@@ -457,6 +461,14 @@ func readOptions(d *diff, c *commandLine) (*options, error) {
 	o.bodyContentType = c.str("T", "")
 	o.verbose, o.verboseFull = c.has("verbose"), c.has("verbose-full")
 	o.useDefaultSSLContext = c.has("udsc")
+	o.saslExternal = c.has("se")
+	if ownOption(d, "o2uri") {
+		o.oauth2.endpoint = c.str("o2uri", "")
+		o.oauth2.clientID, o.oauth2.idSet = c.lookupValue("o2id")
+		o.oauth2.secret, o.oauth2.secretSet = c.lookupValue("o2sec")
+		o.oauth2.grantType = c.str("o2gr", "client_credentials")
+		o.oauth2.params = c.list("o2p")
+	}
 	o.sendBuffer, o.receiveBuffer, o.tcpNoDelay = -1, -1, true
 	if ownOption(d, "tsbs") {
 		// 2.22+ reads these with the TLS server names, once the TLS and
@@ -576,7 +588,9 @@ func readOptions(d *diff, c *commandLine) (*options, error) {
 	acted["em"] = true // read with the metrics options
 	acted["ei"], acted["isn"], acted["ist"] = true, true, true
 	acted["csd"] = true
-	for _, key := range []string{"se",
+	// -se and the OAuth2 options act as in PerfTest (auth.go).
+	acted["o2uri"], acted["o2id"], acted["o2sec"], acted["o2gr"], acted["o2p"] = true, true, true, true, true
+	for _, key := range []string{
 		// 2.19+ options
 		"mlb", "smssb", "ll", "ma", "sco", "csd", "em", "ei", "isn", "ist", "o2uri", "o2id", "o2sec", "o2gr", "o2p",
 		"cal", "tsbs", "trbs", "tnd"} {

@@ -95,7 +95,7 @@ func TestNotActedOnAreNamed(t *testing.T) {
 		want string
 	}{
 		{[]string{"-ei", "1", "-ist", "5", "-isn", "ns", "-pst", "2", "-hst", "1", "-ctp", "3"}, ""},
-		{[]string{"-se", "-csd", "1", "-d", "x", "-ei", "2", "-ist", "5"}, "-se"},
+		{[]string{"-se", "-csd", "1", "-d", "x", "-ei", "2", "-ist", "5"}, ""},
 		{[]string{"-mlb", "1gb", "-smssb", "1mb", "-ma", "PT10M", "-ll", "balanced", "-sco", "first"}, ""},
 	} {
 		o, err := parseOptions(d, tc.args, func(string) string { return "" })

@@ -1,6 +1,8 @@
 package perftest
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"regexp"
 	"strconv"
 	"strings"
@@ -72,6 +74,14 @@ type plan struct {
 	// verifyBroker is -udsc: the broker's certificate must chain to the
 	// system's trusted roots (the JVM's default trust store in Java).
 	verifyBroker bool
+	// saslExternal is -se: connections log in with SASL EXTERNAL, as the
+	// client certificate's user. clientCerts and brokerRoots are the JVM
+	// default SSL context's key and trust stores (nil roots: the system's);
+	// oauth2, when set, gives every connection its password.
+	saslExternal bool
+	clientCerts  []tls.Certificate
+	brokerRoots  *x509.CertPool
+	oauth2       *oauth2Credentials
 	// recoveryDelay is -cri, the pause before each reconnection attempt.
 	recoveryDelay recoveryDelay
 	// instances is -ei with -isn and -ist; expected < 2 waits for nobody.
@@ -205,6 +215,7 @@ func buildPlan(rel *diff, o *options, id string) *plan {
 		args: amqp.Table(o.queueArgs),
 	}
 	p.verifyBroker = o.useDefaultSSLContext
+	p.saslExternal = o.saslExternal
 	p.instances = instanceSync{expected: o.expectedInstances, testID: id, namespace: o.syncNamespace,
 		timeout: time.Duration(o.syncTimeout) * time.Second, tick: 5 * time.Second}
 	p.serverNames = o.serverNames

@@ -248,9 +248,23 @@ func (r *runner) dial(name string, index int) (*amqp.Connection, error) {
 		// socket it configures with -sni.
 		r.stdout(time.Now().Format("15:04:05.000") + " [main] WARN  com.rabbitmq.perf.Utils - SNI parameter set on a non-TLS connection")
 	}
+	if r.p.saslExternal {
+		cfg.SASL = []amqp.Authentication{&amqp.ExternalAuth{}}
+	}
+	if r.p.oauth2 != nil {
+		// The Java client logs in as "" with the token, whatever user
+		// the URI names (and asks for the token with EXTERNAL too).
+		token, err := r.p.oauth2.password()
+		if err != nil {
+			return nil, err
+		}
+		if !r.p.saslExternal {
+			cfg.SASL = []amqp.Authentication{&amqp.PlainAuth{Password: token}}
+		}
+	}
 	conn, err := amqp.DialConfig(uri, cfg)
 	if err != nil {
-		return nil, err
+		return nil, loginFailure(err, uri, r.p.saslExternal, cfg.TLSClientConfig)
 	}
 	r.mu.Lock()
 	if r.closing {
@@ -260,6 +274,9 @@ func (r *runner) dial(name string, index int) (*amqp.Connection, error) {
 	}
 	r.conns = append(r.conns, conn)
 	r.mu.Unlock()
+	if r.p.oauth2 != nil {
+		r.p.oauth2.register(conn)
+	}
 	r.watchBlocked(name, conn)
 	return conn, nil
 }

@@ -33,6 +33,9 @@ const classPrefix = "com.rabbitmq.perf."
 
 // Runjava is `perftest ARGS...` (PerfTest), or
 // `perftest com.rabbitmq.perf.CLASS ARGS...` as bin/runjava runs it.
+// bin/runjava hands JAVA_OPTS to java; here it stays in the environment,
+// where PerfTest's Main reads its javax.net.ssl system properties (the
+// key and trust stores of the JVM's default SSL context, auth.go).
 func Runjava(ctx context.Context, args []string, sys cli.IO) int {
 	args = jvm.Args(args)
 	if len(args) > 0 && strings.HasPrefix(args[0], classPrefix) {

@@ -8,6 +8,7 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -25,6 +26,9 @@ type PrivateRabbitMQ struct {
 	URI string
 	// Node is the node's name (rabbit-private-NNNN@localhost).
 	Node string
+	// TLSURI is its amqps listener on 127.0.0.1 with the guest user, when
+	// the node was started with TLS material (PrivateRabbitMQConfig.TLS).
+	TLSURI string
 	*Proc
 	epmd *Proc
 }
@@ -38,10 +42,41 @@ const PrivateRabbitMQBoot = 60 * time.Second
 // node's cookie and directories).
 const rabbitmqSbin = "/usr/lib/rabbitmq/bin"
 
+// PrivateRabbitMQConfig is what a private node adds to its default
+// configuration: the zero value is the plain node of StartPrivateRabbitMQ.
+type PrivateRabbitMQConfig struct {
+	// Plugins are enabled at boot (rabbitmq_auth_mechanism_ssl, ...).
+	Plugins []string
+	// Conf is appended to rabbitmq.conf (new-style lines).
+	Conf string
+	// Advanced is the whole advanced.config (Erlang terms); "" is "[].".
+	Advanced string
+	// Definitions is a definitions document (JSON) the node imports at
+	// boot, for users and permissions; the guest user is kept.
+	Definitions string
+	// TLS, when set, adds an amqps listener presenting its certificate.
+	TLS *PrivateRabbitMQTLS
+}
+
+// PrivateRabbitMQTLS is a private node's TLS listener: PEM files, copied
+// into the node's directory (the node may run as another user).
+type PrivateRabbitMQTLS struct {
+	CA, Cert, Key string
+	// RequireClientCert is verify_peer with fail_if_no_peer_cert: a client
+	// must present a certificate signed by CA.
+	RequireClientCert bool
+}
+
 // StartPrivateRabbitMQ boots a private node and waits until a client can
 // open an AMQP connection to it. As root the node runs as the rabbitmq
 // user (it refuses directories it does not own), otherwise as the caller.
 func StartPrivateRabbitMQ(t testing.TB) *PrivateRabbitMQ {
+	t.Helper()
+	return StartPrivateRabbitMQWith(t, PrivateRabbitMQConfig{})
+}
+
+// StartPrivateRabbitMQWith is StartPrivateRabbitMQ with cfg's additions.
+func StartPrivateRabbitMQWith(t testing.TB, cfg PrivateRabbitMQConfig) *PrivateRabbitMQ {
 	t.Helper()
 	server := filepath.Join(rabbitmqSbin, "rabbitmq-server")
 	if _, err := os.Stat(server); err != nil {
@@ -54,6 +89,11 @@ func StartPrivateRabbitMQ(t testing.TB) *PrivateRabbitMQ {
 	_, distPort, _ := net.SplitHostPort(distAddr)
 	_, epmdPort, _ := net.SplitHostPort(epmdAddr)
 	node := fmt.Sprintf("rabbit-private-%d@localhost", rand.IntN(1_000_000))
+	extra, tlsAddr := privateRabbitMQExtras(t, dir, cfg)
+	advanced := cfg.Advanced
+	if advanced == "" {
+		advanced = "[].\n"
+	}
 	files := map[string]string{
 		"rabbitmq.conf": fmt.Sprintf(`listeners.tcp.default = 127.0.0.1:%s
 loopback_users = none
@@ -62,10 +102,10 @@ log.file.level = warning
 vm_memory_high_watermark.relative = 0.2
 disk_free_limit.absolute = 50MB
 collect_statistics_interval = 30000
-`, amqpPort),
-		"advanced.config":   "[].\n",
+`, amqpPort) + extra,
+		"advanced.config":   advanced,
 		"rabbitmq-env.conf": "",
-		"enabled_plugins":   "[].\n",
+		"enabled_plugins":   "[" + strings.Join(cfg.Plugins, ",") + "].\n",
 		".erlang.cookie":    fmt.Sprintf("PRIVATE%016d", rand.Int64N(1e16)),
 	}
 	for name, content := range files {
@@ -97,6 +137,9 @@ collect_statistics_interval = 30000
 	// An epmd of the node's own, in the foreground, so that it dies with
 	// the test (the node would otherwise start one that outlives it).
 	r := &PrivateRabbitMQ{URI: "amqp://guest:guest@" + amqpAddr + "/", Node: node}
+	if tlsAddr != "" {
+		r.TLSURI = "amqps://guest:guest@" + tlsAddr + "/"
+	}
 	r.epmd = startProc(t, "epmd", dir, append(append(append([]string{}, asUser...), env...), epmdBin, "-port", epmdPort, "-address", "127.0.0.1"),
 		10*time.Second, func() error { return dialable(epmdAddr) })
 	argv := append(append(append([]string{}, asUser...), env...),
@@ -132,6 +175,45 @@ collect_statistics_interval = 30000
 func (r *PrivateRabbitMQ) Restart(t testing.TB) {
 	t.Helper()
 	r.Proc.Restart(t, PrivateRabbitMQBoot)
+}
+
+// privateRabbitMQExtras writes cfg's files into dir and returns the lines
+// they add to rabbitmq.conf, and the TLS listener's address ("" without).
+func privateRabbitMQExtras(t testing.TB, dir string, cfg PrivateRabbitMQConfig) (conf, tlsAddr string) {
+	t.Helper()
+	var b strings.Builder
+	if cfg.TLS != nil {
+		tlsAddr = freeLoopbackAddr(t)
+		_, port, _ := net.SplitHostPort(tlsAddr)
+		fmt.Fprintf(&b, "listeners.ssl.default = 127.0.0.1:%s\n", port)
+		for _, f := range []struct{ key, src, name string }{
+			{"cacertfile", cfg.TLS.CA, "tls-ca.pem"}, {"certfile", cfg.TLS.Cert, "tls-cert.pem"}, {"keyfile", cfg.TLS.Key, "tls-key.pem"},
+		} {
+			data, err := os.ReadFile(f.src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, f.name), data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(&b, "ssl_options.%s = %s\n", f.key, filepath.Join(dir, f.name))
+		}
+		if cfg.TLS.RequireClientCert {
+			b.WriteString("ssl_options.verify = verify_peer\nssl_options.fail_if_no_peer_cert = true\n")
+		}
+	}
+	if cfg.Definitions != "" {
+		path := filepath.Join(dir, "definitions.json")
+		if err := os.WriteFile(path, []byte(cfg.Definitions), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "load_definitions = %s\n", path)
+	}
+	b.WriteString(cfg.Conf)
+	if cfg.Conf != "" && !strings.HasSuffix(cfg.Conf, "\n") {
+		b.WriteString("\n")
+	}
+	return b.String(), tlsAddr
 }
 
 func dialable(addr string) error {
