@@ -105,6 +105,11 @@ func TestOAuth2TokenRequestAndErrors(t *testing.T) {
 		w.Header().Set("Content-Type", "text/html")
 		_, _ = io.WriteString(w, "<html></html>")
 	})
+	// An https endpoint: the Java client trusts any certificate for it
+	// (the host name is still checked) unless the JVM's default context
+	// is in use.
+	secure := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { jsonReply(401, "{}")(w) }))
+	t.Cleanup(secure.Close)
 	caught := func(lines ...string) string {
 		return "HH:MM:SS.mmm [main] ERROR com.rabbitmq.perf.PerfTest - Main thread caught exception\n" + strings.Join(lines, "\n") + "\n"
 	}
@@ -117,6 +122,9 @@ func TestOAuth2TokenRequestAndErrors(t *testing.T) {
 	}{
 		{"refused", []string{"-o2uri", refused.URL + "/token/path?x=1", "-o2id", "my-client", "-o2sec", "s3cr:et é",
 			"-o2p", "orgId=12 34", "-o2p", "b=~*x", "-o2p", "a=1=2"}, 1,
+			caught(tokenErr+"HTTP request for token retrieval did not return 200 response code: 401", "test stopped"),
+			"Main thread caught exception: " + tokenErr + "HTTP request for token retrieval did not return 200 response code: 401\n"},
+		{"https", []string{"-o2uri", secure.URL + "/token", "-o2id", "a", "-o2sec", "b"}, 1,
 			caught(tokenErr+"HTTP request for token retrieval did not return 200 response code: 401", "test stopped"),
 			"Main thread caught exception: " + tokenErr + "HTTP request for token retrieval did not return 200 response code: 401\n"},
 		{"not json", []string{"-o2uri", html.URL + "/token", "-o2id", "a", "-o2sec", "b"}, 1,
