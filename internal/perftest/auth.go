@@ -692,6 +692,42 @@ func (c *oauth2Credentials) password() (string, error) {
 	return c.token.access, nil
 }
 
+// tokenLogin is an OAuth2 connection's SASL login. amqp091-go asks for
+// its response once the broker's connection.start has come, which is when
+// the Java client asks its provider for the token (its socket connected,
+// TLS done): a broker that cannot be reached fails first, as there. A
+// token that cannot be had closes conn, which ends the handshake, and is
+// err. With -se the token is fetched all the same, and EXTERNAL sent.
+type tokenLogin struct {
+	creds    *oauth2Credentials
+	external bool
+	conn     net.Conn
+	err      error
+}
+
+func (l *tokenLogin) Mechanism() string {
+	if l.external {
+		return "EXTERNAL"
+	}
+	return "PLAIN"
+}
+
+// Response is PLAIN's: no authorization id, the user "" and the token.
+func (l *tokenLogin) Response() string {
+	token, err := l.creds.password()
+	if err != nil {
+		l.err = err
+		if l.conn != nil {
+			_ = l.conn.Close()
+		}
+		return ""
+	}
+	if l.external {
+		return ""
+	}
+	return "\x00\x00" + token
+}
+
 // register adds an open connection to those a refreshed token is sent to;
 // the first one starts the refresh schedule.
 func (c *oauth2Credentials) register(conn *amqp.Connection) {

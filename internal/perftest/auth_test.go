@@ -95,11 +95,12 @@ func closedEndpoint(t *testing.T) string {
 
 // TestOAuth2TokenRequestAndErrors: the token request is the Java
 // client's (a form POST, the client as basic authentication, -o2p in
-// HashMap order), and a refused, unreachable or malformed endpoint fails
-// as the jar does, before any broker is reached (the URI's port is closed).
+// HashMap order), made once the broker has answered (one that cannot be
+// reached fails first), and a refused, unreachable or malformed endpoint
+// fails as the jar does (the shared node is reached, and never logged in to).
 func TestOAuth2TokenRequestAndErrors(t *testing.T) {
-	broker := "amqp://" + strings.TrimPrefix(closedEndpoint(t), "http://")
-	broker = strings.TrimSuffix(broker, "/token")
+	broker := testenv.RabbitMQ(t).URI
+	down := "amqp://" + strings.TrimSuffix(strings.TrimPrefix(closedEndpoint(t), "http://"), "/token")
 	refused := startTokenEndpoint(t, jsonReply(401, `{"error":"unauthorized"}`))
 	html := startTokenEndpoint(t, func(w http.ResponseWriter) {
 		w.Header().Set("Content-Type", "text/html")
@@ -120,6 +121,9 @@ func TestOAuth2TokenRequestAndErrors(t *testing.T) {
 		code           int
 		stdout, stderr string
 	}{
+		{"broker unreachable", []string{"-h", down, "-o2uri", refused.URL, "-o2id", "a", "-o2sec", "b"}, 1,
+			caught("java.net.ConnectException: Connection refused", "test stopped"),
+			"Main thread caught exception: java.net.ConnectException: Connection refused\n"},
 		{"refused", []string{"-o2uri", refused.URL + "/token/path?x=1", "-o2id", "my-client", "-o2sec", "s3cr:et é",
 			"-o2p", "orgId=12 34", "-o2p", "b=~*x", "-o2p", "a=1=2"}, 1,
 			caught(tokenErr+"HTTP request for token retrieval did not return 200 response code: 401", "test stopped"),
@@ -153,7 +157,7 @@ func TestOAuth2TokenRequestAndErrors(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			start := time.Now()
-			code, stdout, stderr := runMain(t, "2.22", append([]string{"-h", broker, "-z", "2"}, tc.args...), nil)
+			code, stdout, stderr := runMain(t, "2.22", append(append([]string{}, tc.args...), "-h", broker, "-z", "2"), nil)
 			stdout = logTimeRe.ReplaceAllString(stdout, "HH:MM:SS.mmm ")
 			if code != tc.code || stdout != tc.stdout || stderr != tc.stderr {
 				t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s\nwant exit %d, stdout:\n%s\nstderr:\n%s", code, stdout, stderr, tc.code, tc.stdout, tc.stderr)
@@ -184,7 +188,7 @@ func TestOAuth2TokenRequestAndErrors(t *testing.T) {
 	}
 	// 2.18 has no OAuth2: its options stay accepted and named as not acted
 	// on (-o2uri itself is -o with the value "2uri" there).
-	if _, _, stderr := runMain(t, "2.18", []string{"-h", broker, "--oauth2-token-endpoint", refused.URL, "-z", "1"}, nil); !strings.Contains(stderr, "does not act on -o2uri") {
+	if _, _, stderr := runMain(t, "2.18", []string{"-h", down, "--oauth2-token-endpoint", refused.URL, "-z", "1"}, nil); !strings.Contains(stderr, "does not act on -o2uri") {
 		t.Errorf("2.18 stderr: %q", stderr)
 	}
 }

@@ -251,19 +251,24 @@ func (r *runner) dial(name string, index int) (*amqp.Connection, error) {
 	if r.p.saslExternal {
 		cfg.SASL = []amqp.Authentication{&amqp.ExternalAuth{}}
 	}
+	var login *tokenLogin
 	if r.p.oauth2 != nil {
 		// The Java client logs in as "" with the token, whatever user
-		// the URI names (and asks for the token with EXTERNAL too).
-		token, err := r.p.oauth2.password()
-		if err != nil {
-			return nil, err
-		}
-		if !r.p.saslExternal {
-			cfg.SASL = []amqp.Authentication{&amqp.PlainAuth{Password: token}}
+		// the URI names, asking for it once connected.
+		login = &tokenLogin{creds: r.p.oauth2, external: r.p.saslExternal}
+		cfg.SASL = []amqp.Authentication{login}
+		dial := cfg.Dial
+		cfg.Dial = func(network, addr string) (net.Conn, error) {
+			c, err := dial(network, addr)
+			login.conn = c
+			return c, err
 		}
 	}
 	conn, err := amqp.DialConfig(uri, cfg)
 	if err != nil {
+		if login != nil && login.err != nil {
+			return nil, login.err
+		}
 		return nil, loginFailure(err, uri, r.p.saslExternal, cfg.TLSClientConfig)
 	}
 	r.mu.Lock()
