@@ -111,6 +111,17 @@ func TestOAuth2TokenRequestAndErrors(t *testing.T) {
 	// is in use.
 	secure := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { jsonReply(401, "{}")(w) }))
 	t.Cleanup(secure.Close)
+	// The usage after a parse error, as the jar prints it.
+	jarUsage := ""
+	for _, oc := range readErrorsOracle(t) {
+		if oc.release == "2.22" && strings.HasPrefix(oc.stderr, "Parsing failed. Reason: ") {
+			jarUsage = oc.stdout
+			break
+		}
+	}
+	if !strings.HasPrefix(jarUsage, "usage: <program>\n") {
+		t.Fatalf("no 2.22 usage in the errors oracle: %q", jarUsage)
+	}
 	caught := func(lines ...string) string {
 		return "HH:MM:SS.mmm [main] ERROR com.rabbitmq.perf.PerfTest - Main thread caught exception\n" + strings.Join(lines, "\n") + "\n"
 	}
@@ -150,9 +161,9 @@ func TestOAuth2TokenRequestAndErrors(t *testing.T) {
 			caught("java.lang.ArrayIndexOutOfBoundsException: Index 1 out of bounds for length 1"),
 			"Main thread caught exception: java.lang.ArrayIndexOutOfBoundsException: Index 1 out of bounds for length 1\n"},
 		{"no client id", []string{"-o2uri", refused.URL, "-o2sec", "b"}, 0,
-			fullUsage(&releases.List[1].Diff), "Parsing failed. Reason: -o2id/--oauth2-client-id is mandatory when OAuth2 is used\n"},
+			jarUsage, "Parsing failed. Reason: -o2id/--oauth2-client-id is mandatory when OAuth2 is used\n"},
 		{"no client secret", []string{"-o2uri", refused.URL, "-o2id", "a"}, 0,
-			fullUsage(&releases.List[1].Diff), "Parsing failed. Reason: -o2sec/--oauth2-client-secret is mandatory when OAuth2 is used\n"},
+			jarUsage, "Parsing failed. Reason: -o2sec/--oauth2-client-secret is mandatory when OAuth2 is used\n"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -239,7 +250,8 @@ func TestJavaClientPieces(t *testing.T) {
 // with rabbitmq_auth_mechanism_ssl (its TLS listener requires a client
 // certificate) and rabbitmq_auth_backend_oauth2: SASL EXTERNAL with the
 // key store JAVA_OPTS names, and OAuth2 tokens that expire and are
-// refreshed during the run.
+// refreshed during the run. Where the login must not use the URI's user
+// and password, they are wrong ones.
 func TestAuthAgainstNode(t *testing.T) {
 	certs := testenv.TLSCerts(t)
 	if certs.Truststore == "" {
@@ -273,9 +285,9 @@ func TestAuthAgainstNode(t *testing.T) {
 		// it holds; stderr the whole of it.
 		stdout, stderr string
 	}{
-		{"external", "2.22", stores(true), []string{"-h", "amqps://" + tlsURI.Host, "-se", "-C", "200", "-z", "10"}, 0,
+		{"external", "2.22", stores(true), []string{"-h", "amqps://nobody:wrong@" + tlsURI.Host, "-se", "-C", "200", "-z", "10"}, 0,
 			"test stopped (Producer reached message limit)", ""},
-		{"external 2.18", "2.18", stores(true), []string{"-h", "amqps://" + tlsURI.Host, "-se", "-C", "200", "-z", "10", "-e", "direct-2.18"}, 0,
+		{"external 2.18", "2.18", stores(true), []string{"-h", "amqps://nobody:wrong@" + tlsURI.Host, "-se", "-C", "200", "-z", "10", "-e", "direct-2.18"}, 0,
 			"test stopped (Producer reached message limit)", ""},
 		{"external without a key store", "2.22", stores(false), []string{"-h", "amqps://" + tlsURI.Host, "-se", "-C", "200"}, 1,
 			noCert, "Main thread caught exception: java.io.IOException\n"},
@@ -306,7 +318,7 @@ func TestAuthAgainstNode(t *testing.T) {
 		te := startTokenEndpoint(t, func(w http.ResponseWriter) {
 			jsonReply(200, fmt.Sprintf(`{"access_token":%q,"token_type":"bearer","expires_in":3}`, signedToken(3*time.Second)))(w)
 		})
-		code, stdout, stderr := runMain(t, "2.22", []string{"-h", "amqp://" + plainURI.Host, "-o2uri", te.URL + "/token",
+		code, stdout, stderr := runMain(t, "2.22", []string{"-h", "amqp://nobody:wrong@" + plainURI.Host, "-o2uri", te.URL + "/token",
 			"-o2id", "perftest", "-o2sec", "secret", "-r", "50", "-z", "9"}, nil)
 		if code != 0 || stderr != "" || !strings.Contains(stdout, "test stopped (Reached time limit)\n") {
 			t.Fatalf("exit %d, stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
