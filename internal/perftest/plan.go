@@ -343,10 +343,12 @@ func buildPlan(rel *diff, o *options, id string) *plan {
 // per message, flat out with one queue.
 const streamsPerProc = 4
 
-// procsFor is a plan's procs: at least 1.
+// procsFor is a plan's procs: at least 1, and a thread for each consumer
+// that busy-waits (-L or -vl below a millisecond, as PerfTest's consumer
+// threads spin) plus one for the rest.
 func procsFor(p *plan) int {
 	queues := map[string]bool{}
-	own := 0
+	own, spinning := 0, 0
 	for _, cp := range p.consumers {
 		if cp.declareOwn {
 			own++
@@ -354,9 +356,31 @@ func procsFor(p *plan) int {
 		for _, q := range cp.queues {
 			queues[q] = true
 		}
+		if busyWaits(cp) {
+			spinning++
+		}
 	}
 	streams := max(len(queues)+own, len(p.producers), 1)
-	return (streams + streamsPerProc - 1) / streamsPerProc
+	procs := (streams + streamsPerProc - 1) / streamsPerProc
+	if spinning > 0 {
+		procs = max(procs, spinning+1)
+	}
+	return procs
+}
+
+// busyWaits reports whether a consumer's simulated processing spins (a
+// latency between 0 and 1 ms) rather than sleeps.
+func busyWaits(cp consumerPlan) bool {
+	spins := func(us int64) bool { return us > 0 && us < 1000 }
+	if cp.latencies != nil {
+		for _, v := range cp.latencies.values {
+			if spins(v) {
+				return true
+			}
+		}
+		return false
+	}
+	return spins(int64(cp.latencyMicros))
 }
 
 // javaFormatInt is String.format(pattern, i) for the one-integer patterns

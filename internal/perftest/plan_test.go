@@ -7,7 +7,8 @@ import (
 )
 
 // TestProcsFor: a run's GOMAXPROCS is one thread per four message streams
-// (queues consumed, or producer channels when they are more), at least one.
+// (queues consumed, or producer channels when they are more), at least one,
+// and more when consumers busy-wait.
 func TestProcsFor(t *testing.T) {
 	d := &releases.List[1].Diff
 	for _, tc := range []struct {
@@ -24,6 +25,11 @@ func TestProcsFor(t *testing.T) {
 		{[]string{"-x", "2", "-X", "6", "-y", "1"}, 3},
 		{[]string{"-y", "9", "-u", "a,b"}, 1},
 		{[]string{"-x", "1", "-y", "8", "-qp", "q-%d", "-qpf", "1", "-qpt", "8"}, 2},
+		// Consumers that spin get a thread each, ones that sleep do not.
+		{[]string{"-x", "1", "-y", "3", "-L", "500"}, 4},
+		{[]string{"-x", "1", "-y", "3", "-L", "2000"}, 1},
+		{[]string{"-x", "1", "-y", "2", "-vl", "5000:10", "-vl", "100:10"}, 3},
+		{[]string{"-x", "1", "-y", "2", "-vl", "5000:10", "-vl", "0:10"}, 1},
 	} {
 		o, err := parseOptions(d, tc.args, func(string) string { return "" })
 		if err != nil {
