@@ -946,12 +946,14 @@ func (c *commandLine) lineOrEnv(key string) bool {
 	return ok
 }
 
-// exchangeName is -e's value, or the exchange type when -e is absent or
-// has no value; "amq.default" is the default exchange.
+// exchangeName is -e's value (from the line or PerfTest's EXCHANGE
+// variable: PerfTest reads it as a string, not through hasOption, which
+// would take the variable for a boolean), or the exchange type when -e is
+// absent or has no value; "amq.default" is the default exchange.
 func exchangeName(c *commandLine, typ string) string {
 	name := typ
-	if c.has("e") {
-		name = c.str("e", typ)
+	if v, ok := c.lookupValue("e"); ok {
+		name = v
 	}
 	if name == "amq.default" {
 		return ""

@@ -184,3 +184,33 @@ func TestStartDelayAs218(t *testing.T) {
 		t.Errorf("2.18 -r 100: delay %v, %v", o, err)
 	}
 }
+
+// TestExchangeFromEnvironment: PerfTest reads -e as a string, so its
+// EXCHANGE variable names the exchange (hasOption would have read the
+// variable as a boolean and fallen back to the type).
+func TestExchangeFromEnvironment(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{nil, map[string]string{"EXCHANGE": "from-env"}, "from-env"},
+		{[]string{"-e", "from-line"}, map[string]string{"EXCHANGE": "from-env"}, "from-env"},
+		{[]string{"-e", "from-line"}, nil, "from-line"},
+		{[]string{"-e"}, nil, "direct"},
+		{[]string{"-t", "fanout"}, nil, "fanout"},
+		{nil, map[string]string{"EXCHANGE": "amq.default"}, ""},
+		{nil, map[string]string{"RABBITMQ_PERF_TEST_ENV_PREFIX": "PT", "PT_EXCHANGE": "prefixed"}, "prefixed"},
+	} {
+		for _, rel := range releases.List[:2] {
+			o, err := parseOptions(&rel.Diff, tc.args, func(k string) string { return tc.env[k] })
+			if err != nil {
+				t.Errorf("%s %q %v: %v", rel.Name, tc.args, tc.env, err)
+				continue
+			}
+			if o.exchangeName != tc.want {
+				t.Errorf("%s %q %v: exchange %q, want %q", rel.Name, tc.args, tc.env, o.exchangeName, tc.want)
+			}
+		}
+	}
+}
