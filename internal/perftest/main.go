@@ -530,6 +530,23 @@ func executeWith(ctx context.Context, p *plan, out *lineout.Writer, stderr func(
 	if p.quiet {
 		r.stdout = func(string) {}
 	}
+	// A connection's watchers (flow control, recovery) may still be
+	// running when the run returns; what they say after that is dropped,
+	// so that nothing is written behind the summary or into a caller's
+	// stream it has taken back.
+	var lateMu sync.Mutex
+	ended := false
+	guard := func(write func(string)) func(string) {
+		return func(s string) {
+			lateMu.Lock()
+			defer lateMu.Unlock()
+			if !ended {
+				write(s)
+			}
+		}
+	}
+	defer func() { lateMu.Lock(); ended = true; lateMu.Unlock() }()
+	r.stdout, r.stderr = guard(r.stdout), guard(r.stderr)
 	rep := &reporter{p: p, c: r.c, out: out, csv: csv, statsStart: time.Now(), onReport: onReport, metrics: mx}
 	if mx != nil {
 		mx.attach(r)

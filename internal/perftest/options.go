@@ -584,17 +584,12 @@ func readOptions(d *diff, c *commandLine) (*options, error) {
 			return nil, e
 		}
 	}
-	acted := map[string]bool{"tsbs": true, "trbs": true, "tnd": true, "mlb": true, "smssb": true, "ll": true, "ma": true, "sco": true}
-	acted["em"] = true // read with the metrics options
-	acted["ei"], acted["isn"], acted["ist"] = true, true, true
-	acted["csd"] = true
-	// -se and the OAuth2 options act as in PerfTest (auth.go).
-	acted["o2uri"], acted["o2id"], acted["o2sec"], acted["o2gr"], acted["o2p"] = true, true, true, true, true
-	for _, key := range []string{
-		// 2.19+ options
-		"mlb", "smssb", "ll", "ma", "sco", "csd", "em", "ei", "isn", "ist", "o2uri", "o2id", "o2sec", "o2gr", "o2p",
-		"cal", "tsbs", "trbs", "tnd"} {
-		if c.byKey[key] != nil && c.line.Has(key) && !(acted[key] && ownOption(d, key)) {
+	// The 2.19+ options act in the releases that have them (-se and the
+	// OAuth2 options in auth.go, -em with the metrics options); given to
+	// an earlier release, they are named.
+	for _, key := range []string{"mlb", "smssb", "ll", "ma", "sco", "csd", "em", "ei", "isn", "ist",
+		"o2uri", "o2id", "o2sec", "o2gr", "o2p", "tsbs", "trbs", "tnd"} {
+		if c.byKey[key] != nil && c.line.Has(key) && !ownOption(d, key) {
 			o.ignored = append(o.ignored, "-"+key)
 		}
 	}
