@@ -2,6 +2,7 @@ package rmqbench
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"crypto/hmac"
 	"crypto/rand"
@@ -44,6 +45,7 @@ type directProducer struct {
 
 	opaque    atomic.Int32
 	nextQueue atomic.Uint32 // MQFaultStrategy's sendWhichQueue
+	namesrvAt atomic.Int32  // the name server asked first
 	uniq      uniqIDs
 
 	mu     sync.Mutex
@@ -176,18 +178,21 @@ func (p *directProducer) lookupQueues(topic string) ([]writeQueue, error) {
 }
 
 // routeOf asks the name servers in turn for a topic's route, on a
-// connection of its own.
+// connection of its own, from the last one that answered.
 func (p *directProducer) routeOf(topic string) (*topicRoute, error) {
 	fields := []extField{{"topic", topic}}
 	fields = p.sign(fields, nil)
 	frame := appendRequest(nil, serializeJSON, codeGetRouteInfoByTopic, p.opaque.Add(1), fields, nil)
 	var last error = errors.New("no name server address")
-	for _, addr := range p.namesrv {
-		reply, err := roundTripOnce(addr, frame, namesrvTimeout)
+	first := int(p.namesrvAt.Load())
+	for i := range p.namesrv {
+		at := (first + i) % len(p.namesrv)
+		reply, err := roundTripOnce(p.namesrv[at], frame, namesrvTimeout)
 		if err != nil {
 			last = err
 			continue
 		}
+		p.namesrvAt.Store(int32(at)) // the next lookup starts at the one that answered
 		if reply.code != respSuccess {
 			return nil, &primitive.MQBrokerErr{ResponseCode: int16(reply.code), ErrorMessage: reply.remark}
 		}
@@ -271,7 +276,6 @@ type outgoing struct {
 	topic  string
 	props  string
 	flag   int32
-	sysFlg int
 	body   []byte
 	uniqID string
 }
@@ -306,7 +310,7 @@ func (p *directProducer) fields(o *outgoing, q writeQueue) []extField {
 		extField{"c", defaultTopic},
 		extField{"d", strconv.Itoa(defaultTopicQueues)},
 		extField{"e", strconv.Itoa(q.id)},
-		extField{"f", strconv.Itoa(o.sysFlg)},
+		extField{"f", "0"}, // sysFlag: no compression on this path
 		extField{"g", strconv.FormatInt(time.Now().UnixMilli(), 10)},
 		extField{"h", strconv.Itoa(int(o.flag))},
 		extField{"i", o.props},
@@ -380,6 +384,7 @@ func (p *directProducer) SendSync(_ context.Context, msgs ...*primitive.Message)
 	deadline := time.Now().Add(p.timeout)
 	done := make(chan tryResult, 1)
 	lastBroker := ""
+	var lastErr error
 	for try := 0; try <= p.retries; try++ {
 		qs, qerr := p.queuesOf(o.topic)
 		if qerr != nil {
@@ -387,7 +392,9 @@ func (p *directProducer) SendSync(_ context.Context, msgs ...*primitive.Message)
 		}
 		q := p.pickQueue(qs, lastBroker)
 		if !time.Now().Before(deadline) {
-			return nil, errSendTimeout
+			// Out of time: the last try's failure (a refused
+			// connection stays one for classify).
+			return nil, cmp.Or(lastErr, errSendTimeout)
 		}
 		p.start(o, q, deadline, func(r *remotingReply, err error) { done <- tryResult{r, err} })
 		tr := <-done
@@ -395,7 +402,7 @@ func (p *directProducer) SendSync(_ context.Context, msgs ...*primitive.Message)
 		if serr == nil || !retry || try == p.retries {
 			return res, serr
 		}
-		lastBroker = q.broker
+		lastBroker, lastErr = q.broker, serr
 	}
 	return nil, errSendTimeout // not reached
 }
@@ -476,7 +483,7 @@ func (p *directProducer) link(addr string, deadline time.Time) (*brokerLink, err
 		d = &linkDial{done: make(chan struct{})}
 		p.dials[addr] = d
 		p.mu.Unlock()
-		c, err := net.DialTimeout("tcp", addr, connectTimeout)
+		c, err := net.DialTimeout("tcp", addr, max(min(connectTimeout, time.Until(deadline)), time.Millisecond))
 		p.mu.Lock()
 		delete(p.dials, addr)
 		switch {

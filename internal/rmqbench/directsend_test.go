@@ -281,3 +281,17 @@ func TestUniqIDs(t *testing.T) {
 		seen[id] = true
 	}
 }
+
+// TestDirectProducerNamesrvFailover: a dead first name server is passed
+// over, and the next lookup starts at the one that answered.
+func TestDirectProducerNamesrvFailover(t *testing.T) {
+	f := newFakeRemoting(t, func(*remotingReply) (int, bool) { return 0, true })
+	p := newDirectProducer([]string{closedAddr(t), f.addr()}, producerGroup, credentials{})
+	defer p.Close()
+	if _, err := p.SendSync(context.Background(), primitive.NewMessage("t", []byte("x"))); err != nil {
+		t.Fatal(err)
+	}
+	if at := p.namesrvAt.Load(); at != 1 {
+		t.Errorf("the next lookup starts at name server %d, want 1", at)
+	}
+}
