@@ -47,6 +47,23 @@ func TestConsumerStartDelayOption(t *testing.T) {
 	}
 }
 
+// TestConsumerStartDelayAs218: 2.18 has no --consumer-start-delay; given
+// to it, the option is accepted, named on stderr as not acted on, and
+// delays nothing. (Its short form reads there as -c with "sd" attached.)
+func TestConsumerStartDelayAs218(t *testing.T) {
+	d := &releases.List[0].Diff
+	o, err := parseOptions(d, []string{"--consumer-start-delay", "3"}, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := buildPlan(d, o, "x").consumerStartDelay; got != 0 {
+		t.Errorf("2.18: consumer start delay %v", got)
+	}
+	if strings.Join(o.ignored, " ") != "-csd" {
+		t.Errorf("2.18: named as not acted on: %v, want -csd", o.ignored)
+	}
+}
+
 // TestConsumerStartDelayRun: with -csd 2 the consumer's queue is there from
 // the start, so what is published during the delay waits in it; the
 // consumer subscribes after 2 s: the first interval receives nothing and
