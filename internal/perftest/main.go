@@ -587,14 +587,23 @@ func executeWith(ctx context.Context, p *plan, out *lineout.Writer, stderr func(
 	}
 	// Agents start; 2.19+ measure from here.
 	rep.begin(d.metricsRefactor)
-	var wg sync.WaitGroup
-	for _, a := range agents {
-		wg.Add(1)
-		go func(a func(context.Context)) { defer wg.Done(); a(agentCtx) }(a)
-	}
 	printerDone := make(chan struct{})
 	printerStop := make(chan struct{})
 	go func() { defer close(printerDone); rep.loop(printerStop) }()
+	var wg sync.WaitGroup
+	for i, a := range agents {
+		if p.slowStart && d.metricsRefactor && i < len(p.consumers) {
+			// 2.19+ start the consumer channels one a second, after every
+			// start-up line, the reporter already running (it prints
+			// nothing while nothing moves); -z counts from the last start.
+			startLine("Delaying start by 1 second because -S/--slow-start was requested")
+			if clock.Sleep(ctx, time.Second) != nil {
+				break
+			}
+		}
+		wg.Add(1)
+		go func(a func(context.Context)) { defer wg.Done(); a(agentCtx) }(a)
+	}
 	var limit <-chan time.Time
 	if p.timeLimit > 0 {
 		t := time.NewTimer(p.timeLimit)

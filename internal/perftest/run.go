@@ -572,7 +572,9 @@ func (r *runner) setUp(ctx context.Context, out func(string)) (agents []func(con
 			}
 			agents = append(agents, agent)
 		}
-		if p.slowStart {
+		if p.slowStart && !p.rel.metricsRefactor {
+			// 2.18 waits here, between consumer connections; 2.19+
+			// waits as each consumer channel starts (main.go).
 			out("Delaying start by 1 second because -S/--slow-start was requested")
 			if err := clock.Sleep(ctx, time.Second); err != nil {
 				return nil, err
@@ -1122,18 +1124,16 @@ func (r *runner) produce(ctx context.Context, rc *recoveringConn, pp producerPla
 			c.restartTotals()
 		}
 	}
-	// rate is -r, or -vr's value in force: its first value is the one
-	// the release's limiter is made with, so the -prsd delay's permits
-	// are stored at that rate.
+	// rate is -r, or -vr's value in force.
 	rate := pp.rate
 	if pp.rates != nil {
 		rate = float64(pp.rates.at(0))
 	}
 	// The rate's schedule counts from base (message baseN on): from the
-	// agent's start, not the end of -prsd's delay, as the release's rate
-	// limiter is made with the producer and so makes up for the delay
-	// (within its one second of stored permits) as for any stall.
-	base, baseN := start, 0
+	// end of -prsd's delay, which the 2.22.1 jar does not make up for (its
+	// first second after a delay d sends (1-d)*rate, not a second's worth
+	// more).
+	base, baseN := origin, 0
 	var tag uint64
 	// recovered reports whether the channel is open again after a loss:
 	// without recovery, or when the channel closed on a connection that
