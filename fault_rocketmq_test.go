@@ -69,6 +69,14 @@ func rmqComplete(t *testing.T, stdout string) (total, sendFailed, respFailed int
 	return n[0], n[1], n[2], true
 }
 
+// rmqFaultAt is when a producer case's fault strikes, and rmqFaultQuota the
+// -q that keeps two senders busy well past it (the producer's own send
+// path does some 3000 sends a second here).
+const (
+	rmqFaultAt    = 2 * time.Second
+	rmqFaultQuota = 20000
+)
+
 func TestFaultRocketMQ(t *testing.T) {
 	t.Parallel()
 	bin := ourTool(t, "rocketmq-benchmark")
@@ -96,6 +104,9 @@ func TestFaultRocketMQ(t *testing.T) {
 			_ = p.RemoveToxic("fault") // a failed case must not leave its toxic behind
 		}
 		stored := g.MaxOffsets(t, topic, queues) - before
+		if inject != nil && r.elapsed < rmqFaultAt+time.Second {
+			t.Errorf("the run ended %s in, before the fault could strike (%s in): it tested nothing; raise rmqFaultQuota", r.elapsed, rmqFaultAt)
+		}
 		if r.rc != 0 {
 			t.Errorf("exit code %d, want 0 (the original's)\nstderr:\n%s", r.rc, r.stderr)
 		}
@@ -159,8 +170,8 @@ func TestFaultRocketMQ(t *testing.T) {
 	})
 
 	t.Run("connections reset", func(t *testing.T) {
-		check(t, "connections reset (reset_peer 2 s)", 6000, 2, 90*time.Second, false, 2*3, func(start time.Time) {
-			sleepUntil(start, 2*time.Second)
+		check(t, "connections reset (reset_peer 2 s)", rmqFaultQuota, 2, 120*time.Second, false, 2*3, func(start time.Time) {
+			sleepUntil(start, rmqFaultAt)
 			if _, err := g.Proxy.AddToxic("fault", "reset_peer", "downstream", 1, toxiproxy.Attributes{"timeout": 0}); err != nil {
 				t.Error(err)
 			}
@@ -171,8 +182,8 @@ func TestFaultRocketMQ(t *testing.T) {
 
 	t.Run("network stalled", func(t *testing.T) {
 		// Longer than the client's three tries of 3 s each: sends fail.
-		check(t, "network stalled 10 s (timeout toxic)", 6000, 2, 90*time.Second, false, 2*3, func(start time.Time) {
-			sleepUntil(start, 2*time.Second)
+		check(t, "network stalled 10 s (timeout toxic)", rmqFaultQuota, 2, 120*time.Second, false, 2*3, func(start time.Time) {
+			sleepUntil(start, rmqFaultAt)
 			if _, err := g.Proxy.AddToxic("fault", "timeout", "upstream", 1, toxiproxy.Attributes{"timeout": 0}); err != nil {
 				t.Error(err)
 			}
@@ -184,8 +195,8 @@ func TestFaultRocketMQ(t *testing.T) {
 	t.Run("broker paused", func(t *testing.T) {
 		// Past the client's three tries of 3 s each: sends fail, and the
 		// broker stores the tries it reads once it goes on.
-		check(t, "broker paused 10 s (SIGSTOP; send timeout 3 s, 2 retries)", 6000, 2, 90*time.Second, false, 2*3, func(start time.Time) {
-			sleepUntil(start, 2*time.Second)
+		check(t, "broker paused 10 s (SIGSTOP; send timeout 3 s, 2 retries)", rmqFaultQuota, 2, 120*time.Second, false, 2*3, func(start time.Time) {
+			sleepUntil(start, rmqFaultAt)
 			g.Broker.Pause()
 			time.Sleep(10 * time.Second)
 			g.Broker.Resume()
@@ -193,8 +204,8 @@ func TestFaultRocketMQ(t *testing.T) {
 	})
 
 	t.Run("broker killed and restarted", func(t *testing.T) {
-		check(t, "broker killed (SIGKILL) and restarted", 6000, 2, 180*time.Second, false, 2*3, func(start time.Time) {
-			sleepUntil(start, 2*time.Second)
+		check(t, "broker killed (SIGKILL) and restarted", rmqFaultQuota, 2, 180*time.Second, false, 2*3, func(start time.Time) {
+			sleepUntil(start, rmqFaultAt)
 			g.Broker.Kill()
 			killed := time.Now()
 			if err := g.RestartBroker(); err != nil {
