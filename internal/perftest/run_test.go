@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -271,3 +272,36 @@ func lineWith(s string, parts ...string) string {
 	}
 	return ""
 }
+
+// TestSlowStartAndStartDelay22 checks two 2.19+ behaviours that the
+// 2.22.1 jar showed beside ours. With -S the jar prints every start-up
+// line first, then one delay line a second per consumer channel, and -z
+// counts from the last start. A rate after -prsd's delay is not made up
+// for: the first second sends at most the rate.
+func TestSlowStartAndStartDelay22(t *testing.T) {
+	env := testenv.RabbitMQ(t)
+	begin := time.Now()
+	code, out, errText := runMain(t, "2.22", []string{"-h", env.URI, "-e", "perfclones-slowstart", "-S", "-x", "1", "-y", "1", "-Y", "2", "-z", "1", "-r", "10"}, nil)
+	took := time.Since(begin)
+	if code != 0 {
+		t.Fatalf("code %d\n%s%s", code, out, errText)
+	}
+	delay := "Delaying start by 1 second because -S/--slow-start was requested\n"
+	producer := strings.Index(out, "starting producer #0, channel #0\n")
+	first := strings.Index(out, delay)
+	if producer < 0 || first < producer || strings.Count(out, delay) != 2 {
+		t.Errorf("want the two delay lines after every start-up line:\n%s", out)
+	}
+	if took < 3*time.Second {
+		t.Errorf("ended after %s: two 1 s delays, then -z 1", took)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if m := sentRate.FindStringSubmatch(l); m != nil {
+			if v, _ := strconv.ParseFloat(m[1], 64); v > 10.5 {
+				t.Errorf("an interval sent %s msg/s at -r 10: %s", m[1], l)
+			}
+		}
+	}
+}
+
+var sentRate = regexp.MustCompile(`, sent: ([0-9.]+) msg/s`)
