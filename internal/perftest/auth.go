@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net"
 	"net/http"
 	"net/url"
@@ -648,20 +647,7 @@ func parseOAuth2Token(data []byte, now time.Time) (*oauth2Token, *javaFailure) {
 		raw, _ := json.Marshal(access)
 		text = string(raw)
 	}
-	return &oauth2Token{access: text, expiresIn: javaDoubleToInt(n), receivedAt: now}, nil
-}
-
-// javaDoubleToInt is Double.intValue: toward zero, saturated.
-func javaDoubleToInt(f float64) int {
-	switch {
-	case math.IsNaN(f):
-		return 0
-	case f >= math.MaxInt32:
-		return math.MaxInt32
-	case f <= math.MinInt32:
-		return math.MinInt32
-	}
-	return int(f)
+	return &oauth2Token{access: text, expiresIn: int(jvm.DoubleToInt(n)), receivedAt: now}, nil
 }
 
 func gsonClass(v any) string {

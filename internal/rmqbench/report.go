@@ -8,24 +8,11 @@ import (
 	"time"
 
 	"github.com/perfclones/perfclones/internal/javafmt"
+	"github.com/perfclones/perfclones/internal/jvm"
 )
 
-// javaLong is Java's (long) cast of a double: truncation, NaN to 0, and
-// saturation at the long range.
-func javaLong(x float64) int64 {
-	switch {
-	case math.IsNaN(x):
-		return 0
-	case x >= math.MaxInt64:
-		return math.MaxInt64
-	case x <= math.MinInt64:
-		return math.MinInt64
-	}
-	return int64(x)
-}
-
 // perSecond is (long)(delta / (double)ms * 1000).
-func perSecond(delta, ms int64) int64 { return javaLong(float64(delta) / float64(ms) * 1000) }
+func perSecond(delta, ms int64) int64 { return jvm.DoubleToLong(float64(delta) / float64(ms) * 1000) }
 
 // ratio is delta / (double) n: NaN for 0/0, as in Java.
 func ratio(delta, n int64) float64 {
