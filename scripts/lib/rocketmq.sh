@@ -20,6 +20,10 @@
 #   acl     name server :9896, broker broker-acl :10951 with authentication
 #           on (user rocketmq2, secret 12345678: the benchmark's default
 #           -ak/-sk), started by the ACL test (scripts/rocketmq/node start acl)
+#   wan     name server :9906, broker broker-w :10971 advertised at
+#           $RMQ_NETNS_HOST_IP:10971, where whoever starts it (bench-rocketmq
+#           --latency-ms) puts a Toxiproxy proxy to the broker first, so that
+#           every client connection to this broker crosses the proxy
 #
 # Every start of a broker wipes its store, so each harness start begins empty
 # (the broker's RSS grows with its mapped commit log). The seed's topic
@@ -139,10 +143,13 @@ _rocketmq_port_open() {
 # A node is a name server (<group>-namesrv) or a broker (<group>-broker) of
 # the group main or fault.
 
-_rocketmq_namesrv_port() { case "$1" in main) echo 9876 ;; fault) echo 9886 ;; acl) echo 9896 ;; esac; }
-_rocketmq_broker_port() { case "$1" in main) echo 10911 ;; fault) echo 10931 ;; acl) echo 10951 ;; esac; }
-_rocketmq_broker_name() { case "$1" in main) echo broker-a ;; fault) echo broker-f ;; acl) echo broker-acl ;; esac; }
-_rocketmq_cluster_name() { case "$1" in main) echo DefaultCluster ;; fault) echo FaultCluster ;; acl) echo AclCluster ;; esac; }
+_rocketmq_namesrv_port() { case "$1" in main) echo 9876 ;; fault) echo 9886 ;; acl) echo 9896 ;; wan) echo 9906 ;; esac; }
+_rocketmq_broker_port() { case "$1" in main) echo 10911 ;; fault) echo 10931 ;; acl) echo 10951 ;; wan) echo 10971 ;; esac; }
+_rocketmq_broker_name() { case "$1" in main) echo broker-a ;; fault) echo broker-f ;; acl) echo broker-acl ;; wan) echo broker-w ;; esac; }
+_rocketmq_cluster_name() { case "$1" in main) echo DefaultCluster ;; fault) echo FaultCluster ;; acl) echo AclCluster ;; wan) echo WanCluster ;; esac; }
+# The address a group's broker gives clients: the wan group's is on the
+# host side, where its proxy listens.
+_rocketmq_broker_ip() { case "$1" in wan) echo "$RMQ_NETNS_HOST_IP" ;; *) echo "$RMQ_NETNS_IP" ;; esac; }
 _rocketmq_port() { # NODE
 	case "$1" in
 	*-namesrv) _rocketmq_namesrv_port "${1%-namesrv}" ;;
@@ -185,7 +192,7 @@ brokerRole=ASYNC_MASTER
 flushDiskType=ASYNC_FLUSH
 namesrvAddr=$RMQ_NETNS_IP:$(_rocketmq_namesrv_port "$group")
 listenPort=$(_rocketmq_broker_port "$group")
-brokerIP1=$RMQ_NETNS_IP
+brokerIP1=$(_rocketmq_broker_ip "$group")
 storePathRootDir=$dir/store
 storePathCommitLog=$dir/store/commitlog
 mappedFileSizeCommitLog=104857600
@@ -379,6 +386,7 @@ rocketmq_env() {
 }
 
 rocketmq_stop() {
+	rocketmq_group_stop wan
 	rocketmq_group_stop acl
 	rocketmq_group_stop fault
 	rocketmq_group_stop main
