@@ -146,7 +146,7 @@ func TestMessageOptionsInProcess(t *testing.T) {
 				}
 				return ""
 			}},
-		{"variable rate", base("vr", "-x", "1", "-y", "0", "-vr", "20:1", "-vr", "0:5", "-z", "2", "--verbose"), 0,
+		{"variable rate", base("vr", "-x", "1", "-y", "0", "-prsd", "0", "-vr", "20:1", "-vr", "0:5", "-z", "2", "--verbose"), 0,
 			func(out, _ string) string {
 				if n := count(out, "publisher 0: message published"); n < 15 || n > 25 {
 					return fmt.Sprintf("%d messages published at 20 msg/s then 0", n)
