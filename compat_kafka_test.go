@@ -1182,14 +1182,18 @@ func TestCompatKafkaZFaults(t *testing.T) {
 			if sent+int64(failures) != n {
 				t.Errorf("sent %d + failures %d = %d, want --num-records %d", sent, failures, sent+int64(failures), n)
 			}
-			// Exact counts: a record reported failed was not written, so the
-			// topic grew by exactly the records reported sent.
+			// Every record reported sent is in the topic. A record reported
+			// failed was not acknowledged, but one whose acknowledgement the
+			// dying leader never sent may have been replicated and so be
+			// written all the same (Java's producer reports those as
+			// expired too): the topic grew by the records sent, plus at
+			// most the failed ones.
 			grew := endOffsetsGrowth(t, cluster, topic, before, sent)
 			switch {
-			case grew != sent:
+			case grew < sent || grew > sent+int64(failures):
 				t.Errorf("end offsets grew by %d, ours reported %d sent and %d failed", grew, sent, failures)
 			default:
-				t.Logf("end offsets grew by %d: %d sent, %d failed", grew, sent, failures)
+				t.Logf("end offsets grew by %d: %d sent, %d failed (%d of them written before the failover)", grew, sent, failures, grew-sent)
 			}
 		})
 	}
