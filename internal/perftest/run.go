@@ -1,13 +1,13 @@
 package perftest
 
 import (
-	"bufio"
 	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"net/url"
 	"os"
 	"runtime"
 	"strconv"
@@ -136,6 +136,7 @@ type runner struct {
 	tlsConf  *tls.Config
 	mu       sync.Mutex
 	conns    []*amqp.Connection
+	framed   map[*amqp.Connection]*framedConn
 	done     chan struct{} // closed when enough agents reached their limits
 	doneOnce sync.Once
 	limits   atomic.Int64
@@ -209,6 +210,33 @@ func (r *runner) dial(name string, index int) (*amqp.Connection, error) {
 	uri := r.p.uris[index%len(r.p.uris)]
 	props := amqp.NewConnectionProperties()
 	props.SetClientConnectionName(name)
+	// TLS is ours, under the framing (amqp091-go would put it above the
+	// connection we give it, where frames cannot be told apart): the URI
+	// it is given says amqp://, with amqps://'s port.
+	var tlsConf *tls.Config
+	dialURI := uri
+	if strings.HasPrefix(strings.ToLower(uri), "amqps://") {
+		tlsConf = r.tlsConf
+		switch len(r.p.serverNames) {
+		case 0:
+		case 1:
+			tlsConf = r.tlsConf.Clone()
+			tlsConf.ServerName = r.p.serverNames[0]
+		default:
+			// A TLS socket takes one host name: Java's SSLParameters
+			// refuses a second one.
+			return nil, &javaThrow{jvm.Exception{Class: "java.lang.IllegalArgumentException", Message: "Duplicated server name of type 0"}}
+		}
+		var err error
+		if dialURI, err = plainSchemeURI(uri); err != nil {
+			return nil, err
+		}
+	} else if len(r.p.serverNames) > 0 {
+		// The Java client logs (with logback, to stdout) for every plain
+		// socket it configures with -sni.
+		r.stdout(time.Now().Format("15:04:05.000") + " [main] WARN  com.rabbitmq.perf.Utils - SNI parameter set on a non-TLS connection")
+	}
+	var framed *framedConn
 	cfg := amqp.Config{
 		Properties: props, Heartbeat: r.p.heartbeat, Locale: "en_US",
 		Dial: func(network, addr string) (net.Conn, error) {
@@ -225,28 +253,27 @@ func (r *runner) dial(name string, index int) (*amqp.Connection, error) {
 				_ = c.Close()
 				return nil, errFrameMaxTooSmall
 			}
-			return newCoalescingConn(&readBufferedConn{Conn: c, r: bufio.NewReaderSize(c, readBufferSize)}), nil
+			if tlsConf != nil {
+				conf := tlsConf
+				if conf.ServerName == "" {
+					// As amqp091-go: the URI's host names the server.
+					host, _, _ := net.SplitHostPort(addr)
+					conf = conf.Clone()
+					conf.ServerName = host
+				}
+				tc := tls.Client(c, conf)
+				if err := tc.Handshake(); err != nil {
+					_ = c.Close()
+					return nil, err
+				}
+				c = tc
+			}
+			framed = newFramedConn(c)
+			return framed, nil
 		},
 	}
 	if r.p.frameMax > 0 {
 		cfg.FrameSize = r.p.frameMax
-	}
-	if strings.HasPrefix(strings.ToLower(uri), "amqps://") {
-		cfg.TLSClientConfig = r.tlsConf
-		switch len(r.p.serverNames) {
-		case 0:
-		case 1:
-			cfg.TLSClientConfig = r.tlsConf.Clone()
-			cfg.TLSClientConfig.ServerName = r.p.serverNames[0]
-		default:
-			// A TLS socket takes one host name: Java's SSLParameters
-			// refuses a second one.
-			return nil, &javaThrow{jvm.Exception{Class: "java.lang.IllegalArgumentException", Message: "Duplicated server name of type 0"}}
-		}
-	} else if len(r.p.serverNames) > 0 {
-		// The Java client logs (with logback, to stdout) for every plain
-		// socket it configures with -sni.
-		r.stdout(time.Now().Format("15:04:05.000") + " [main] WARN  com.rabbitmq.perf.Utils - SNI parameter set on a non-TLS connection")
 	}
 	if r.p.saslExternal {
 		cfg.SASL = []amqp.Authentication{&amqp.ExternalAuth{}}
@@ -264,12 +291,12 @@ func (r *runner) dial(name string, index int) (*amqp.Connection, error) {
 			return c, err
 		}
 	}
-	conn, err := amqp.DialConfig(uri, cfg)
+	conn, err := amqp.DialConfig(dialURI, cfg)
 	if err != nil {
 		if login != nil && login.err != nil {
 			return nil, login.err
 		}
-		return nil, loginFailure(err, uri, r.p.saslExternal, cfg.TLSClientConfig)
+		return nil, loginFailure(err, uri, r.p.saslExternal, tlsConf)
 	}
 	r.mu.Lock()
 	if r.closing {
@@ -278,6 +305,10 @@ func (r *runner) dial(name string, index int) (*amqp.Connection, error) {
 		return nil, net.ErrClosed
 	}
 	r.conns = append(r.conns, conn)
+	if r.framed == nil {
+		r.framed = map[*amqp.Connection]*framedConn{}
+	}
+	r.framed[conn] = framed
 	r.mu.Unlock()
 	if r.p.oauth2 != nil {
 		r.p.oauth2.register(conn)
@@ -286,20 +317,30 @@ func (r *runner) dial(name string, index int) (*amqp.Connection, error) {
 	return conn, nil
 }
 
-// readBufferSize is what one read system call may take off a connection.
-// amqp091-go reads through a 4 KB buffer, about three 1 KB deliveries a
-// call; when deliveries queue up in the socket a larger one takes them
-// in fewer calls, and when they do not each call returns what there is,
-// as before.
-const readBufferSize = 64 << 10
-
-// readBufferedConn reads a connection through a readBufferSize buffer.
-type readBufferedConn struct {
-	net.Conn
-	r *bufio.Reader
+// framedConn is the framing under a connection of the run's.
+func (r *runner) framedConn(conn *amqp.Connection) *framedConn {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.framed[conn]
 }
 
-func (c *readBufferedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
+// plainSchemeURI is an amqps:// URI as amqp:// with the same port (5671
+// when it gives none), for amqp091-go under our TLS.
+func plainSchemeURI(uri string) (string, error) {
+	u, err := amqp.ParseURI(uri)
+	if err != nil {
+		return "", err
+	}
+	parsed, err := url.Parse(uri)
+	if err != nil {
+		return "", err
+	}
+	parsed.Scheme = "amqp"
+	if parsed.Port() == "" {
+		parsed.Host = net.JoinHostPort(u.Host, strconv.Itoa(u.Port))
+	}
+	return parsed.String(), nil
+}
 
 // configureSocket sets -tsbs, -trbs and -tnd on a new connection's
 // socket before the TLS and AMQP handshakes. PerfTest's configurator sets
@@ -661,6 +702,10 @@ type subscription struct {
 	closed     chan *amqp.Error
 	// stopPolling ends -po's gets once the consumer has its -D messages.
 	stopPolling func()
+	// feed is the deliveries framed under amqp091-go; nil when the
+	// consumer needs what only amqp091-go decodes (-v's properties, -B's
+	// timestamp header) or polls (-po).
+	feed *deliveryFeed
 }
 
 // subscribe declares the consumer channel's queues and bindings and
@@ -723,6 +768,9 @@ func (r *runner) startConsuming(sub *subscription, cp consumerPlan) error {
 		var feed <-chan amqp.Delivery
 		feed, stopPolling = pollQueues(ch, queues, cp.autoAck, cp.pollInterval)
 		feeds, consumed = append(feeds, feed), nil
+	}
+	if !cp.polling && cp.verbose == quietMessages && !cp.timestampInHeader {
+		sub.feed = newDeliveryFeed(r.framedConn(sub.conn), ch, cp.routingKey)
 	}
 	for _, q := range consumed {
 		d, err := ch.Consume(q, "", cp.autoAck, false, false, false, cp.args)
@@ -805,49 +853,32 @@ func (r *runner) consume(ctx context.Context, rc *recoveringConn, cp consumerPla
 	// The -R schedule counts from base (delivery baseCount on).
 	start := time.Now()
 	base, baseCount := start, 0
-	for {
-		var d amqp.Delivery
-		var ok bool
-		select {
-		case <-ctx.Done():
-			return
-		case d, ok = <-sub.deliveries:
+	// flushAcks writes the acks of framed deliveries (amqp091-go's are
+	// written as they are made).
+	flushAcks := func() {
+		if sub.feed != nil {
+			sub.feed.flushAcks()
 		}
-		if !ok {
-			if ctx.Err() != nil {
-				return
-			}
-			err := channelError(sub.closed, "consumer channel closed")
-			if !r.p.recovery || !sub.conn.IsClosed() {
-				r.lost("Consumer shut down", err)
-				return
-			}
-			// PerfTest's consumer subscribes again once its connection
-			// has recovered; its multiple-ack count starts over.
-			if sub = r.resubscribe(ctx, rc, cp, sub.conn); sub == nil {
-				return
-			}
-			current.Store(sub)
-			sinceAck = 0
-			continue
-		}
+	}
+	// handle is one delivery; full is amqp091-go's, for -v (nil when the
+	// delivery was framed here).
+	handle := func(d *fastDelivery, full *amqp.Delivery) {
 		if cp.msgCount > 0 && count >= cp.msgCount {
-			continue // past -D: neither counted nor acknowledged
+			return // past -D: neither counted nor acknowledged
 		}
 		count++
 		lastDelivery.Store(time.Now().UnixNano())
 		c.received.Add(1)
-		c.receivedBytes.Add(int64(len(d.Body)))
-		ts, hasTimestamp := deliveryTimestamp(&d, cp.timestampInHeader)
+		c.receivedBytes.Add(int64(d.size))
 		if cp.verbose != quietMessages {
-			r.stdout(verboseReceived(cp.index, ts, &d, cp.verbose == verboseFullMessages, cp.timestampInHeader))
+			r.stdout(verboseReceived(cp.index, d.ts, full, cp.verbose == verboseFullMessages, cp.timestampInHeader))
 		}
-		if hasTimestamp && d.RoutingKey == cp.routingKey {
+		if d.hasTS && d.ownKey {
 			var us int64
 			if cp.useMillis {
-				us = (r.wall.Ms() - ts) * 1000
+				us = (r.wall.Ms() - d.ts) * 1000
 			} else {
-				us = (r.clock.nanos() - ts) / 1000
+				us = (r.clock.nanos() - d.ts) / 1000
 			}
 			if us < 0 {
 				us = -us
@@ -868,26 +899,32 @@ func (r *runner) consume(ctx context.Context, rc *recoveringConn, cp consumerPla
 			latencyMicros = cp.latencies.at(time.Since(start))
 		}
 		if latencyMicros > 0 {
+			flushAcks()
 			simulateProcessing(time.Duration(latencyMicros) * time.Microsecond)
 		}
 		if !cp.autoAck {
+			var acks acknowledger = sub.ch
+			if sub.feed != nil {
+				acks = sub.feed
+			}
 			sinceAck++
 			acked := 0 // messages the ack (or nack) covers
 			switch {
 			case cp.nack:
-				_ = d.Nack(cp.multiAckEvery > 0, cp.requeue)
+				_ = acks.Nack(d.tag, cp.multiAckEvery > 0, cp.requeue)
 				acked = 1
 			case cp.multiAckEvery <= 0:
-				_ = d.Ack(false)
+				_ = acks.Ack(d.tag, false)
 				acked = 1
 			case sinceAck >= cp.multiAckEvery:
-				_ = d.Ack(true)
+				_ = acks.Ack(d.tag, true)
 				acked, sinceAck = sinceAck, 0
 			}
 			if acked > 0 && cp.verbose != quietMessages {
-				r.stdout(verboseAcknowledged(cp.index, ts, d.DeliveryTag, acked))
+				r.stdout(verboseAcknowledged(cp.index, d.ts, d.tag, acked))
 			}
 			if cp.txSize > 0 && count%cp.txSize == 0 {
+				flushAcks()
 				_ = sub.ch.TxCommit()
 			}
 		}
@@ -899,6 +936,7 @@ func (r *runner) consume(ctx context.Context, rc *recoveringConn, cp consumerPla
 				due = base
 			}
 			if wait := time.Until(due); wait > 0 {
+				flushAcks()
 				_ = clock.Sleep(ctx, wait)
 			}
 		}
@@ -909,6 +947,64 @@ func (r *runner) consume(ctx context.Context, rc *recoveringConn, cp consumerPla
 			}
 		}
 	}
+	var batch []fastDelivery
+	// handleFramed is the deliveries framed since the last batch.
+	handleFramed := func() {
+		batch = sub.feed.takeAll(batch)
+		for i := range batch {
+			handle(&batch[i], nil)
+		}
+		sub.feed.flushAcks()
+	}
+	for {
+		var d amqp.Delivery
+		var ok bool
+		var framed <-chan struct{}
+		if sub.feed != nil {
+			framed = sub.feed.wake
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-framed:
+			handleFramed()
+			continue
+		case d, ok = <-sub.deliveries:
+		}
+		if !ok {
+			if ctx.Err() != nil {
+				return
+			}
+			if sub.feed != nil {
+				// What was read before the channel closed is counted, as
+				// the Java client's consumer thread still runs it.
+				handleFramed()
+			}
+			err := channelError(sub.closed, "consumer channel closed")
+			if !r.p.recovery || !sub.conn.IsClosed() {
+				r.lost("Consumer shut down", err)
+				return
+			}
+			// PerfTest's consumer subscribes again once its connection
+			// has recovered; its multiple-ack count starts over.
+			if sub = r.resubscribe(ctx, rc, cp, sub.conn); sub == nil {
+				return
+			}
+			current.Store(sub)
+			sinceAck = 0
+			continue
+		}
+		fd := fastDelivery{tag: d.DeliveryTag, size: len(d.Body), ownKey: d.RoutingKey == cp.routingKey}
+		fd.ts, fd.hasTS = deliveryTimestamp(&d, cp.timestampInHeader)
+		handle(&fd, &d)
+	}
+}
+
+// acknowledger is what a consumer acks with: amqp091-go's channel, or
+// the framing's.
+type acknowledger interface {
+	Ack(tag uint64, multiple bool) error
+	Nack(tag uint64, multiple, requeue bool) error
 }
 
 // watchExit is -ew: from 2 s on, every second, a consumer that had no
@@ -988,6 +1084,9 @@ type producerChannel struct {
 	ch       *amqp.Channel
 	confirms chan amqp.Confirmation // nil without confirms
 	closed   chan *amqp.Error
+	// fast writes the publishes when there are no confirms to track
+	// (amqp091-go numbers confirms by the publishes it made itself).
+	fast *fastPublisher
 }
 
 // openPublisher declares the exchange (unless told not to) and puts the
@@ -1027,7 +1126,11 @@ func (r *runner) openPublisher(conn *amqp.Connection, pp producerPlan) (*produce
 		}
 	}
 	closed := ch.NotifyClose(make(chan *amqp.Error, 1))
-	return &producerChannel{conn: conn, ch: ch, confirms: confirms, closed: closed}, nil
+	pub := &producerChannel{conn: conn, ch: ch, confirms: confirms, closed: closed}
+	if confirms == nil {
+		pub.fast = newFastPublisher(r.framedConn(conn), conn, ch)
+	}
+	return pub, nil
 }
 
 // reopen waits for the producer's connection to come back and opens the
@@ -1232,7 +1335,14 @@ func (r *runner) produce(ctx context.Context, rc *recoveringConn, pp producerPla
 			tag++
 			sent.Store(tag, now)
 		}
-		if err := pub.ch.PublishWithContext(ctx, pp.exchange, key, pp.mandatory, false, *msg); err != nil {
+		err = errNotFramed
+		if pub.fast != nil {
+			err = pub.fast.publish(pp.exchange, key, pp.mandatory, msg)
+		}
+		if err == errNotFramed {
+			err = pub.ch.PublishWithContext(ctx, pp.exchange, key, pp.mandatory, false, *msg)
+		}
+		if err != nil {
 			if ctx.Err() != nil {
 				return
 			}
