@@ -253,6 +253,7 @@ func (r *runner) dial(name string, index int) (*amqp.Connection, error) {
 				_ = c.Close()
 				return nil, errFrameMaxTooSmall
 			}
+			c = newRawSocket(c)
 			if tlsConf != nil {
 				conf := tlsConf
 				if conf.ServerName == "" {
