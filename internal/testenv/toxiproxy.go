@@ -3,11 +3,25 @@ package testenv
 import (
 	"fmt"
 	"net"
+	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	toxiproxy "github.com/Shopify/toxiproxy/v2/client"
 )
+
+// Toxiproxy's client sends every call through http.DefaultTransport,
+// which keeps connections for 90 s, and toxiproxy-server 2.5.0 drops an
+// idle one after its 10 s read timeout. A call made 10 s after the last
+// (a toxic removed after a 10 s fault) then goes out on a connection the
+// server is closing and reads EOF, never reaching it: the toxic stayed.
+// Idle connections are dropped on our side first.
+func init() {
+	if tr, ok := http.DefaultTransport.(*http.Transport); ok {
+		tr.IdleConnTimeout = 5 * time.Second
+	}
+}
 
 // ToxiproxyEnv is the toxiproxy-server that scripts/services starts
 // (scripts/lib/toxiproxy.sh) on 127.0.0.1, for latency and fault tests.
