@@ -57,7 +57,7 @@ type framedConn struct {
 	outAt       int
 	readErr     error
 	passAll     bool // the server sent what is not a frame: amqp091-go reports it
-	feeds       atomic.Pointer[map[uint16]*deliveryFeed]
+	taps        atomic.Pointer[map[uint16]channelTap]
 	woken       []*deliveryFeed
 	// amqp091-go sets a read deadline of three heartbeats after each frame
 	// it reads; deliveries taken here are reads too, so the deadline moves
@@ -323,11 +323,19 @@ func (c *framedConn) take(typ byte, channel uint16, payload []byte) bool {
 			return false
 		}
 	}
-	feeds := c.feeds.Load()
-	if feeds == nil {
+	taps := c.taps.Load()
+	if taps == nil {
 		return false
 	}
-	f := (*feeds)[channel]
+	tap := (*taps)[channel]
+	if tap.confirms != nil && typ == frameMethod && len(payload) >= 13 {
+		if class, method := binary.BigEndian.Uint16(payload[0:2]), binary.BigEndian.Uint16(payload[2:4]); class == 60 && (method == 80 || method == 120) {
+			// basic.ack or basic.nack: counted here, confirmed by amqp091-go.
+			tap.confirms.frame(binary.BigEndian.Uint64(payload[4:12]), payload[12]&1 != 0, method == 80)
+			return false
+		}
+	}
+	f := tap.feed
 	if f == nil {
 		return false
 	}
@@ -344,26 +352,104 @@ func (c *framedConn) channelEnded(channel uint16) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.writable, channel)
-	if feeds := c.feeds.Load(); feeds != nil && (*feeds)[channel] != nil {
-		c.setFeedLocked(channel, nil)
+	if taps := c.taps.Load(); taps != nil {
+		if _, ok := (*taps)[channel]; ok {
+			c.setTapLocked(channel, channelTap{})
+		}
 	}
 }
 
-// setFeedLocked replaces the read side's map (mu held): the reader loads
-// it once a frame, without a lock.
-func (c *framedConn) setFeedLocked(channel uint16, f *deliveryFeed) {
-	next := map[uint16]*deliveryFeed{}
-	if old := c.feeds.Load(); old != nil {
+// channelTap is what the reader takes or watches on one channel: its
+// deliveries, or its confirms.
+type channelTap struct {
+	feed     *deliveryFeed
+	confirms *confirmTap
+}
+
+// setTapLocked replaces the read side's map (mu held), the zero tap
+// removing the channel's: the reader loads it once a frame, without a
+// lock.
+func (c *framedConn) setTapLocked(channel uint16, tap channelTap) {
+	next := map[uint16]channelTap{}
+	if old := c.taps.Load(); old != nil {
 		for k, v := range *old {
 			next[k] = v
 		}
 	}
-	if f == nil {
+	if tap == (channelTap{}) {
 		delete(next, channel)
 	} else {
-		next[channel] = f
+		next[channel] = tap
 	}
-	c.feeds.Store(&next)
+	c.taps.Store(&next)
+}
+
+// confirmTap counts a confirm-mode channel's confirms per frame, as
+// PerfTest's perftest_confirm_size does: a basic.ack or basic.nack
+// covers one message, or with multiple every one still unconfirmed up to
+// its tag (amqp091-go hands a multiple one over split into one
+// confirmation per message).
+type confirmTap struct {
+	record func(n int64)
+	upTo   uint64          // every tag up to this one is confirmed
+	above  map[uint64]bool // tags above upTo confirmed on their own
+	// frames, when set, keeps each frame for --verbose's "publish
+	// confirm" line, by the first tag it confirms: the producer prints it
+	// when amqp091-go hands that confirmation over.
+	frames *sync.Map // uint64 -> confirmFrame
+}
+
+// confirmFrame is one basic.ack or basic.nack: its tag and how many
+// messages it confirmed.
+type confirmFrame struct {
+	tag   uint64
+	count int64
+	ack   bool
+}
+
+func (t *confirmTap) frame(tag uint64, multiple, ack bool) {
+	first, n := tag, int64(1)
+	if multiple {
+		first, n = t.upTo+1, 0
+		if tag > t.upTo {
+			n = int64(tag - t.upTo)
+			for s := range t.above {
+				if s <= tag {
+					n--
+					delete(t.above, s)
+				}
+			}
+			t.upTo = tag
+		}
+	} else {
+		switch {
+		case tag == t.upTo+1:
+			t.upTo = tag
+			for t.above[t.upTo+1] {
+				delete(t.above, t.upTo+1)
+				t.upTo++
+			}
+		case tag > t.upTo:
+			t.above[tag] = true
+		}
+	}
+	t.record(n)
+	if t.frames != nil && n > 0 {
+		t.frames.Store(first, confirmFrame{tag: tag, count: n, ack: ack})
+	}
+}
+
+// tapConfirms counts ch's confirms per frame into record (and keeps them
+// in frames, unless nil); false when its number cannot be known.
+func (c *framedConn) tapConfirms(ch *amqp.Channel, record func(int64), frames *sync.Map) bool {
+	n, ok := channelNumber(ch)
+	if !ok {
+		return false
+	}
+	c.mu.Lock()
+	c.setTapLocked(n, channelTap{confirms: &confirmTap{record: record, above: map[uint64]bool{}, frames: frames}})
+	c.mu.Unlock()
+	return true
 }
 
 // channelNumber is the channel's number on its connection, which
@@ -628,7 +714,7 @@ func newDeliveryFeed(fc *framedConn, ch *amqp.Channel, key string) *deliveryFeed
 	f := &deliveryFeed{conn: fc, channel: n, key: key, wake: make(chan struct{}, 1)}
 	fc.mu.Lock()
 	fc.writable[n] = true
-	fc.setFeedLocked(n, f)
+	fc.setTapLocked(n, channelTap{feed: f})
 	fc.mu.Unlock()
 	return f
 }

@@ -136,7 +136,7 @@ func TestFramedConnSortsFrames(t *testing.T) {
 		fc := framedWritable(sock, 2)
 		f := &deliveryFeed{conn: fc, channel: 2, key: "run-key", wake: make(chan struct{}, 1)}
 		fc.mu.Lock()
-		fc.setFeedLocked(2, f)
+		fc.setTapLocked(2, channelTap{feed: f})
 		fc.mu.Unlock()
 		got, err := io.ReadAll(fc)
 		if err != nil {
@@ -254,6 +254,67 @@ func TestFramedPublishOfALargeBodyIsBounded(t *testing.T) {
 	}
 	if sock.maxWrite > maxPending+131072 {
 		t.Errorf("a write of %d bytes", sock.maxWrite)
+	}
+}
+
+func TestConfirmTapCountsConfirmsPerFrame(t *testing.T) {
+	type ack struct {
+		tag      uint64
+		multiple bool
+	}
+	for _, tc := range []struct {
+		name  string
+		acks  []ack
+		sizes []int64
+	}{
+		{"one at a time", []ack{{1, false}, {2, false}, {3, false}}, []int64{1, 1, 1}},
+		{"multiple", []ack{{4, true}, {5, false}, {9, true}}, []int64{4, 1, 4}},
+		// A multiple ack covers only what is still unconfirmed.
+		{"out of order", []ack{{3, false}, {5, false}, {6, true}, {7, false}}, []int64{1, 1, 4, 1}},
+		{"nothing left", []ack{{2, true}, {1, true}}, []int64{2, 0}},
+	} {
+		var got []int64
+		frames := &sync.Map{}
+		tap := &confirmTap{record: func(n int64) { got = append(got, n) }, above: map[uint64]bool{}, frames: frames}
+		for _, a := range tc.acks {
+			tap.frame(a.tag, a.multiple, true)
+		}
+		if !reflect.DeepEqual(got, tc.sizes) {
+			t.Errorf("%s: sizes %v, want %v", tc.name, got, tc.sizes)
+		}
+		// -v's lines: each frame that confirmed something, kept under the
+		// first tag it confirms.
+		kept := 0
+		frames.Range(func(first, v any) bool {
+			kept++
+			if f := v.(confirmFrame); f.count < 1 || first.(uint64) > f.tag || !f.ack {
+				t.Errorf("%s: frame %+v kept under %v", tc.name, f, first)
+			}
+			return true
+		})
+		want := 0
+		for _, n := range tc.sizes {
+			if n > 0 {
+				want++
+			}
+		}
+		if kept != want {
+			t.Errorf("%s: %d frames kept, want %d", tc.name, kept, want)
+		}
+	}
+	// On the wire: a confirm channel's acks are counted and still read by
+	// amqp091-go.
+	ackFrame := frame(frameMethod, 4, method(60, 80, u64(3), []byte{1}))
+	sock := &chunkedConn{in: append([]byte(nil), ackFrame...), k: 5}
+	fc := newFramedConn(sock)
+	defer fc.Close()
+	var got []int64
+	fc.mu.Lock()
+	fc.setTapLocked(4, channelTap{confirms: &confirmTap{record: func(n int64) { got = append(got, n) }, above: map[uint64]bool{}}})
+	fc.mu.Unlock()
+	passed, _ := io.ReadAll(fc)
+	if !bytes.Equal(passed, ackFrame) || !reflect.DeepEqual(got, []int64{3}) {
+		t.Errorf("passed %x, counted %v", passed, got)
 	}
 }
 

@@ -756,7 +756,7 @@ func (rep *reporter) report(now time.Time) {
 	s.consumer = rep.stats(cons)
 	s.confirm = rep.stats(conf)
 	if rep.metrics != nil {
-		rep.metrics.interval([5]float64{s.sent, s.confirmed, s.nacked, s.returned, s.recvd}, cons, conf)
+		rep.metrics.interval([5]float64{s.sent, s.confirmed, s.nacked, s.returned, s.recvd}, cons, conf, rep.c.confirmSizes.SnapshotAndReset())
 	}
 	if n := rep.c.legacyCount.Swap(0); n > 0 {
 		s.legacyCount = n

@@ -289,6 +289,7 @@ type metricsExport struct {
 	// returned and consumed rates (msg/s), PerfTest's gauges.
 	rates            [5]float64
 	consume, confirm timerMeter
+	confirmSize      timerMeter // a distribution summary: confirms per frame
 	cpu              cpuSampler
 	ddCounters       map[string]float64 // counter values at the last push
 	ddMetadataSent   bool
@@ -380,12 +381,13 @@ func (m *metricsExport) attach(r *runner) {
 }
 
 // interval takes one report's rates and histograms.
-func (m *metricsExport) interval(rates [5]float64, consume, confirm *latency.Snapshot) {
+func (m *metricsExport) interval(rates [5]float64, consume, confirm, confirmSizes *latency.Snapshot) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.rates = rates
 	m.consume.add(consume)
 	m.confirm.add(confirm)
+	m.confirmSize.add(confirmSizes)
 }
 
 // idle is an interval with no activity (2.19+): the publish and confirm
@@ -455,10 +457,16 @@ func (m *metricsExport) metersLocked() []meterValue {
 	for i, name := range []string{"published", "confirmed", "nacked", "returned", "consumed"} {
 		out = append(out, meterValue{name: px + name, value: m.rates[i]})
 	}
-	consume, confirm := m.consume, m.confirm
+	consume, confirm, confirmSize := m.consume, m.confirm, m.confirmSize
 	out = append(out,
 		meterValue{name: px + "latency", help: "message latency", kind: timerKind, timer: &consume},
 		meterValue{name: px + "confirm.latency", help: "confirm latency", kind: timerKind, timer: &confirm})
+	if m.p.rel.metricsRefactor {
+		// 2.22.1 has it (its scrape, testdata/prometheus-2.22.1.txt) and
+		// 2.18 has not (the spec); 2.19's metrics rework stands for the
+		// release between that added it.
+		out = append(out, meterValue{name: px + "confirm.size", help: "number of confirms received per confirm frame", kind: summaryKind, timer: &confirmSize})
+	}
 	if m.s.commandLine != "" {
 		out = append(out, meterValue{name: px + "args", tags: []metricTag{{"command_line", m.s.commandLine}}, value: 1})
 	}
@@ -539,11 +547,11 @@ func variableRateAt(steps []string, elapsed time.Duration) float64 {
 // confirms, nacks and returns, the consumers' acks (or nacks), and the
 // open connections and channels.
 func (m *metricsExport) clientMeters() []meterValue {
-	var published, consumed, confirmed, nacked, returned float64
+	var published, failed, consumed, confirmed, nacked, returned float64
 	connections := 0
 	if m.r != nil {
 		c := m.r.c
-		published, consumed = float64(c.published.Load()), float64(c.received.Load())
+		published, failed, consumed = float64(c.published.Load()), float64(c.publishFailed.Load()), float64(c.received.Load())
 		confirmed, nacked, returned = float64(c.confirmed.Load()), float64(c.nacked.Load()), float64(c.returned.Load())
 		m.r.mu.Lock()
 		for _, conn := range m.r.conns {
@@ -572,6 +580,7 @@ func (m *metricsExport) clientMeters() []meterValue {
 		{name: "client.connections", value: float64(connections)},
 		{name: "client.channels", value: channels},
 		{name: "client.published", kind: counterMeter, value: published},
+		{name: "client.failed_to_publish", kind: counterMeter, value: failed},
 		{name: "client.consumed", kind: counterMeter, value: consumed},
 		{name: "client.acknowledged", kind: counterMeter, value: acked},
 		{name: "client.rejected", kind: counterMeter, value: rejected},
@@ -905,7 +914,7 @@ func (m *metricsExport) push() {
 	// reset of the step's counts.
 	m.mu.Lock()
 	series, metadata := m.datadogSeriesOf(m.metersLocked(), time.Now())
-	for _, t := range []*timerMeter{&m.consume, &m.confirm} {
+	for _, t := range []*timerMeter{&m.consume, &m.confirm, &m.confirmSize} {
 		t.stepCount, t.stepSum, t.stepMaxU = 0, 0, 0
 	}
 	sendMetadata := m.s.ddAppKey != "" && !m.ddMetadataSent

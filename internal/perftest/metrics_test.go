@@ -20,12 +20,6 @@ import (
 	"github.com/perfclones/perfclones/internal/testenv"
 )
 
-// notExposed are the original's meters this clone cannot measure: the
-// broker's confirms per frame (the AMQP library hands each confirmation
-// over on its own, a multiple ack split up) and the Java client's count of
-// publishes that threw.
-var notExposed = regexp.MustCompile(`^(# (HELP|TYPE) )?(perftest_confirm_size|client_failed_to_publish_total)[_{ ]`)
-
 func freePort(t *testing.T) int {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -85,12 +79,7 @@ func TestPrometheusEndpointInProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var wantLines []string
-	for _, l := range strings.Split(strings.TrimSuffix(string(want), "\n"), "\n") {
-		if !notExposed.MatchString(l) {
-			wantLines = append(wantLines, l)
-		}
-	}
+	wantLines := strings.Split(strings.TrimSuffix(string(want), "\n"), "\n")
 	port := freePort(t)
 	// The fixture's command line, -h and the metrics options aside.
 	args := []string{"-h", env.URI, "-z", "3", "-r", "100", "-c", "10", "-mpr", "-mpp", strconv.Itoa(port),
@@ -146,6 +135,11 @@ func TestPrometheusEndpointInProcess(t *testing.T) {
 		{"client_acknowledged_published_total", 1, ops["confirm"]},
 		{"perftest_latency_seconds_count", 1, ops["consume"]},
 		{"perftest_confirm_latency_seconds_count", 1, ops["confirm"]},
+		// Frames with one confirm or more (-c 10 keeps at most 10 out).
+		{"perftest_confirm_size_count", 1, ops["confirm"]},
+		{"perftest_confirm_size_sum", 1, ops["confirm"]},
+		{"perftest_confirm_size_max", 1, 10},
+		{"client_failed_to_publish_total", 0, 0},
 		{"perftest_published", 1, 200},
 		{"perftest_consumed", 1, 200},
 		{"perftest_confirmed", 1, 200},
@@ -223,6 +217,9 @@ func TestDatadogPushInProcess(t *testing.T) {
 		"perftest_confirm.latency.percentile": {"gauge", "millisecond", "statistic:value"},
 		"perftest_confirm.latency.sum":        {"count", "millisecond", ""}, "perftest_confirm.latency.count": {"count", "occurrence", ""},
 		"perftest_confirm.latency.avg": {"gauge", "millisecond", ""}, "perftest_confirm.latency.max": {"gauge", "millisecond", ""},
+		"perftest_confirm.size.percentile": {"gauge", "", "statistic:value"},
+		"perftest_confirm.size.sum":        {"count", "", ""}, "perftest_confirm.size.count": {"count", "occurrence", ""},
+		"perftest_confirm.size.avg": {"gauge", "", ""}, "perftest_confirm.size.max": {"gauge", "", ""},
 	}
 	posts, latencyCount := 0, 0.0
 	metadata := map[string]string{}

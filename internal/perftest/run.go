@@ -44,6 +44,11 @@ type counters struct {
 	// (2.19+ reset them once, when every agent has started).
 	consumeInterval, confirmInterval *latency.Histogram
 	consumeTotal, confirmTotal       *latency.Histogram
+	// confirmSizes are the interval's confirms per basic.ack or
+	// basic.nack frame; publishFailed the publishes that failed (the Java
+	// client's meters).
+	confirmSizes  *latency.Histogram
+	publishFailed atomic.Int64
 	// blocked counts connection.blocked episodes and their time.
 	blocked      atomic.Int64
 	blockedNanos atomic.Int64
@@ -68,7 +73,7 @@ func (c *counters) restartTotals() {
 
 func newCounters() *counters {
 	c := &counters{
-		consumeInterval: newHistogram(), confirmInterval: newHistogram(),
+		consumeInterval: newHistogram(), confirmInterval: newHistogram(), confirmSizes: newHistogram(),
 		consumeTotal: newHistogram(), confirmTotal: newHistogram(),
 	}
 	c.legacyMin.Store(1<<62 - 1)
@@ -1088,6 +1093,9 @@ type producerChannel struct {
 	// fast writes the publishes when there are no confirms to track
 	// (amqp091-go numbers confirms by the publishes it made itself).
 	fast *fastPublisher
+	// confirmFrames are the confirm frames read (-v), by the first tag
+	// each confirms; nil when they are not kept.
+	confirmFrames *sync.Map
 }
 
 // openPublisher declares the exchange (unless told not to) and puts the
@@ -1103,6 +1111,7 @@ func (r *runner) openPublisher(conn *amqp.Connection, pp producerPlan) (*produce
 		}
 	}
 	var confirms chan amqp.Confirmation
+	var confirmFrames *sync.Map
 	if pp.confirm >= 0 {
 		if err := ch.Confirm(false); err != nil {
 			return nil, err
@@ -1112,6 +1121,13 @@ func (r *runner) openPublisher(conn *amqp.Connection, pp producerPlan) (*produce
 			size = int(pp.confirm) + 16
 		}
 		confirms = ch.NotifyPublish(make(chan amqp.Confirmation, size))
+		var frames *sync.Map
+		if pp.verbose != quietMessages {
+			frames = &sync.Map{}
+		}
+		if fc := r.framedConn(conn); fc != nil && fc.tapConfirms(ch, r.c.confirmSizes.Record, frames) {
+			confirmFrames = frames
+		}
 	}
 	if pp.mandatory {
 		returns := ch.NotifyReturn(make(chan amqp.Return, 256))
@@ -1127,7 +1143,7 @@ func (r *runner) openPublisher(conn *amqp.Connection, pp producerPlan) (*produce
 		}
 	}
 	closed := ch.NotifyClose(make(chan *amqp.Error, 1))
-	pub := &producerChannel{conn: conn, ch: ch, confirms: confirms, closed: closed}
+	pub := &producerChannel{conn: conn, ch: ch, confirms: confirms, closed: closed, confirmFrames: confirmFrames}
 	if confirms == nil {
 		pub.fast = newFastPublisher(r.framedConn(conn), conn, ch)
 	}
@@ -1168,7 +1184,7 @@ func (r *runner) produce(ctx context.Context, rc *recoveringConn, pp producerPla
 	var sent sync.Map
 	// trackConfirms counts one channel's confirms until amqp091 closes
 	// its confirm channel (the channel is closed or lost).
-	trackConfirms := func(confirms chan amqp.Confirmation) chan struct{} {
+	trackConfirms := func(confirms chan amqp.Confirmation, frames *sync.Map) chan struct{} {
 		done := make(chan struct{})
 		if confirms == nil {
 			close(done)
@@ -1184,9 +1200,18 @@ func (r *runner) produce(ctx context.Context, rc *recoveringConn, pp producerPla
 				} else {
 					c.nacked.Add(1)
 				}
-				if verbose {
-					// amqp091 hands over one confirmation per message, so
-					// a multiple ack reads as several of count 1.
+				switch {
+				case !verbose:
+				case frames != nil:
+					// The frame's line comes before its first message's,
+					// with the frame's tag and count.
+					if v, ok := frames.LoadAndDelete(cf.DeliveryTag); ok {
+						f := v.(confirmFrame)
+						r.stdout(verboseConfirm(pp.index, f.ack, f.tag, int(f.count)))
+					}
+				default:
+					// Only amqp091-go's split confirmations: one of count 1
+					// per message.
 					r.stdout(verboseConfirm(pp.index, cf.Ack, cf.DeliveryTag, 1))
 				}
 				if v, ok := sent.LoadAndDelete(cf.DeliveryTag); ok && pp.confirm > 0 {
@@ -1207,7 +1232,7 @@ func (r *runner) produce(ctx context.Context, rc *recoveringConn, pp producerPla
 		}()
 		return done
 	}
-	confirmDone := trackConfirms(pub.confirms)
+	confirmDone := trackConfirms(pub.confirms, pub.confirmFrames)
 	if pp.rate == 0 {
 		<-ctx.Done()
 		return
@@ -1264,7 +1289,7 @@ func (r *runner) produce(ctx context.Context, rc *recoveringConn, pp producerPla
 			<-window
 		}
 		pub = next
-		confirmDone = trackConfirms(pub.confirms)
+		confirmDone = trackConfirms(pub.confirms, pub.confirmFrames)
 		return true
 	}
 	for n := 0; pp.msgCount == 0 || n < pp.msgCount; n++ {
@@ -1347,6 +1372,7 @@ func (r *runner) produce(ctx context.Context, rc *recoveringConn, pp producerPla
 			if ctx.Err() != nil {
 				return
 			}
+			c.publishFailed.Add(1)
 			// Not sent: the same message goes on the recovered channel.
 			if pub.confirms != nil {
 				sent.Delete(tag)
