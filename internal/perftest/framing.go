@@ -676,7 +676,7 @@ func appendTable(b []byte, t amqp.Table) []byte {
 type fastDelivery struct {
 	tag    uint64
 	size   int
-	ts     int64 // bytes 4 to 12 of the body, when hasTS
+	ts     int64 // the body's timestamp (bodyTimestamp), when hasTS
 	hasTS  bool
 	ownKey bool // the routing key is the consumer's (the run's messages)
 }
@@ -748,8 +748,10 @@ func (f *deliveryFeed) take(typ byte, p []byte) (took, complete bool) {
 		if !f.ours || f.wantHeader {
 			return false, false
 		}
-		if f.left == uint64(f.cur.size) && len(p) >= 12 {
-			f.cur.ts, f.cur.hasTS = int64(binary.BigEndian.Uint64(p[4:12])), true
+		if f.left == uint64(f.cur.size) {
+			// The first body frame: it holds the timestamp (a frame is
+			// at least 4 KB).
+			f.cur.ts, f.cur.hasTS = bodyTimestamp(p)
 		}
 		f.left -= min(uint64(len(p)), f.left)
 		if f.left == 0 {

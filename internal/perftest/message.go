@@ -768,10 +768,16 @@ func deliveryTimestamp(d *amqp.Delivery, inHeader bool) (int64, bool) {
 		ts, ok := d.Headers["timestamp"].(int64)
 		return ts, ok
 	}
-	if len(d.Body) < 12 {
+	return bodyTimestamp(d.Body)
+}
+
+// bodyTimestamp is the timestamp a body of PerfTest's layout carries:
+// bytes 4 to 12, after the sequence number; none in a shorter one.
+func bodyTimestamp(body []byte) (int64, bool) {
+	if len(body) < 12 {
 		return 0, false
 	}
-	return int64(binary.BigEndian.Uint64(d.Body[4:12])), true
+	return int64(binary.BigEndian.Uint64(body[4:12])), true
 }
 
 // PerfTest's --verbose lines (2.20+), one per message event.

@@ -712,6 +712,8 @@ type subscription struct {
 	// consumer needs what only amqp091-go decodes (-v's properties, -B's
 	// timestamp header) or polls (-po).
 	feed *deliveryFeed
+	// acks is what the consumer acks with: feed, or else ch.
+	acks acknowledger
 }
 
 // subscribe declares the consumer channel's queues and bindings and
@@ -775,8 +777,11 @@ func (r *runner) startConsuming(sub *subscription, cp consumerPlan) error {
 		feed, stopPolling = pollQueues(ch, queues, cp.autoAck, cp.pollInterval)
 		feeds, consumed = append(feeds, feed), nil
 	}
+	sub.acks = ch
 	if !cp.polling && cp.verbose == quietMessages && !cp.timestampInHeader {
-		sub.feed = newDeliveryFeed(r.framedConn(sub.conn), ch, cp.routingKey)
+		if sub.feed = newDeliveryFeed(r.framedConn(sub.conn), ch, cp.routingKey); sub.feed != nil {
+			sub.acks = sub.feed
+		}
 	}
 	for _, q := range consumed {
 		d, err := ch.Consume(q, "", cp.autoAck, false, false, false, cp.args)
@@ -909,10 +914,7 @@ func (r *runner) consume(ctx context.Context, rc *recoveringConn, cp consumerPla
 			simulateProcessing(time.Duration(latencyMicros) * time.Microsecond)
 		}
 		if !cp.autoAck {
-			var acks acknowledger = sub.ch
-			if sub.feed != nil {
-				acks = sub.feed
-			}
+			acks := sub.acks
 			sinceAck++
 			acked := 0 // messages the ack (or nack) covers
 			switch {
